@@ -1,0 +1,2 @@
+import GeofenceEngine
+print("bench")

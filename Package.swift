@@ -1,0 +1,78 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// Module map (one concern per module):
+//   CGEOS            system library: GEOS's C API (`pkg-config geos`, Debian libgeos-dev)
+//   CGEOSShim        the one C/C++ shim: GEOS's indexed point-in-area locator behind `extern "C"`
+//   GeofenceGeometry pure Swift: coordinates, great-circle maths, boxes, local projections
+//   GeofenceGEOS     the only Swift module that imports CGEOS / CGEOSShim (internal import)
+//   GeofenceEngine   fences, GeoJSON, index, containment, events, batch (the library product)
+//   geofence         the command-line tool
+//   geofence-bench   the benchmark executable (sources under Benchmarks/)
+let package = Package(
+    name: "geofence-engine",
+    platforms: [.macOS(.v13)],
+    products: [
+        .library(name: "GeofenceEngine", targets: ["GeofenceEngine"]),
+        .executable(name: "geofence", targets: ["geofence"]),
+        .executable(name: "geofence-bench", targets: ["geofence-bench"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CGEOS",
+            pkgConfig: "geos",
+            providers: [.apt(["libgeos-dev"])]
+        ),
+        .target(
+            name: "CGEOSShim",
+            dependencies: ["CGEOS"],
+            cxxSettings: [
+                .define("USE_UNSTABLE_GEOS_CPP_API"),
+                .unsafeFlags(["-O2"]),
+            ],
+            linkerSettings: [.linkedLibrary("geos"), .linkedLibrary("stdc++")]
+        ),
+        .target(name: "GeofenceGeometry"),
+        .target(
+            name: "GeofenceGEOS",
+            dependencies: ["CGEOS", "CGEOSShim", "GeofenceGeometry"]
+        ),
+        .target(
+            name: "GeofenceEngine",
+            dependencies: [
+                "GeofenceGeometry",
+                "GeofenceGEOS",
+                .product(name: "HeapModule", package: "swift-collections"),
+            ]
+        ),
+        .executableTarget(
+            name: "geofence",
+            dependencies: [
+                "GeofenceEngine",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .executableTarget(
+            name: "geofence-bench",
+            dependencies: [
+                "GeofenceEngine",
+                "GeofenceGEOS",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Benchmarks/geofence-bench"
+        ),
+        .testTarget(name: "GeofenceGeometryTests", dependencies: ["GeofenceGeometry"]),
+        .testTarget(name: "GeofenceGEOSTests", dependencies: ["GeofenceGEOS", "GeofenceGeometry"]),
+        .testTarget(
+            name: "GeofenceEngineTests",
+            dependencies: ["GeofenceEngine"],
+            resources: [.copy("Fixtures")]
+        ),
+        .testTarget(name: "GeofenceCLITests", dependencies: ["geofence"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

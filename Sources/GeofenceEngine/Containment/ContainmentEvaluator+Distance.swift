@@ -1,0 +1,98 @@
+import GeofenceGEOS
+import GeofenceGeometry
+
+/// A fence near a point, with the distance from the point to the fence's edge.
+public struct FenceDistance: Hashable, Sendable {
+    /// The fence's slot in its ``FenceSet``.
+    public var slot: Int32
+    /// Metres from the point to the fence's edge; 0 when the fence covers the point.
+    public var distance: Double
+
+    public init(slot: Int32, distance: Double) {
+        self.slot = slot
+        self.distance = distance
+    }
+}
+
+extension ContainmentEvaluator {
+    /// Metres from the point to the edge of the fence in `slot`, 0 when the fence covers it.
+    ///
+    /// Circle: great-circle distance to the centre minus the radius. Polygon: great-circle
+    /// distance to the nearest edge (see ``EdgeDistance``), holes' edges included.
+    /// - Complexity: O(1) for a circle, O(v) for a polygon of v vertices.
+    public func distance(slot: Int, latitude: Double, longitude: Double) throws(GEOSError) -> Double {
+        if try covers(slot: slot, latitude: latitude, longitude: longitude) { return 0 }
+        let point = Coordinate(latitude: latitude, longitude: longitude)
+        switch fenceSet.fences[slot].shape {
+        case .circle(let center, let radius):
+            return Swift.max(0, Sphere.distance(point, center) - radius)
+        case .polygon(let shape):
+            return Self.edgeDistance(from: point, to: shape)
+        }
+    }
+
+    /// Metres from a point to the nearest edge of any ring of the shape.
+    static func edgeDistance(from point: Coordinate, to shape: MultiPolygon) -> Double {
+        let projection = LocalProjection(center: point)
+        var best = Double.infinity
+        for polygon in shape.polygons {
+            for ring in polygon.rings {
+                let d = ring.positions.withUnsafeBufferPointer {
+                    EdgeDistance.distance(from: point, projection: projection, ring: $0)
+                }
+                best = Swift.min(best, d)
+            }
+        }
+        return best
+    }
+
+    /// Every fence whose edge is within `buffer(slot)` metres of the point (distance 0 when it
+    /// covers the point), on `level`, ascending by slot. Found by a scan of every fence's
+    /// boxes: the slow twin of the indexed query.
+    ///
+    /// `maximumBuffer` must be at least every `buffer(slot)`; the box pre-check grows each
+    /// box by it. With buffers of 0 this is exactly ``containingByScan(latitude:longitude:level:options:)``.
+    /// - Complexity: O(n) box checks, plus an exact distance per candidate.
+    public func fencesWithinByScan(
+        latitude: Double, longitude: Double, level: Int?, options: ContainmentOptions = ContainmentOptions(),
+        maximumBuffer: Double, buffer: (Int) -> Double
+    ) throws(GEOSError) -> [FenceDistance] {
+        let point = Coordinate(latitude: latitude, longitude: longitude)
+        let boxes = fenceSet.entryBoxes, slots = fenceSet.entrySlots
+        var result: [FenceDistance] = []
+        var seen = Set<Int32>()
+        for e in 0..<boxes.count {
+            let slot = slots[e]
+            guard !seen.contains(slot) else { continue }
+            if maximumBuffer <= 0 {
+                guard boxes[e].contains(latitude: latitude, longitude: longitude) else { continue }
+            } else {
+                guard boxes[e].distance(to: point) <= maximumBuffer else { continue }
+            }
+            guard fenceSet.levelMatches(slot: Int(slot), level: level, options: options) else { continue }
+            seen.insert(slot)
+            let limit = buffer(Int(slot))
+            if limit <= 0 {
+                if try covers(slot: Int(slot), latitude: latitude, longitude: longitude) {
+                    result.append(FenceDistance(slot: slot, distance: 0))
+                }
+                continue
+            }
+            let d = try distance(slot: Int(slot), latitude: latitude, longitude: longitude)
+            if d <= limit { result.append(FenceDistance(slot: slot, distance: d)) }
+        }
+        result.sort { $0.slot < $1.slot }
+        return result
+    }
+
+    /// Every fence within its buffer of the point; see
+    /// ``fencesWithinByScan(latitude:longitude:level:options:maximumBuffer:buffer:)``.
+    public func fencesWithin(
+        latitude: Double, longitude: Double, level: Int?, options: ContainmentOptions = ContainmentOptions(),
+        maximumBuffer: Double, buffer: (Int) -> Double
+    ) throws(GEOSError) -> [FenceDistance] {
+        try fencesWithinByScan(
+            latitude: latitude, longitude: longitude, level: level, options: options,
+            maximumBuffer: maximumBuffer, buffer: buffer)
+    }
+}

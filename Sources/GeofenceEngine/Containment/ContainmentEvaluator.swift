@@ -1,0 +1,100 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import GeofenceGEOS
+import GeofenceGeometry
+
+/// Answers "which fences contain this point" exactly, for one thread.
+///
+/// Owns the GEOS state it needs (a context and one point-in-area locator per polygon, built
+/// lazily the first time the polygon is a candidate), so it is not `Sendable`: make one
+/// per thread from a shared ``FenceSet``.
+///
+/// Circles: great-circle distance to the centre ≤ radius, computed in Swift. Polygons: GEOS
+/// *covers* (edges and vertices inside, holes outside). Then the level rule (semantics §2).
+public final class ContainmentEvaluator {
+    public let fenceSet: FenceSet
+    private let context: GEOSContext
+    private var locators: [PolygonLocator?]
+
+    public init(fenceSet: FenceSet) throws(GEOSError) {
+        self.fenceSet = fenceSet
+        context = try GEOSContext()
+        locators = Array(repeating: nil, count: fenceSet.count)
+    }
+
+    /// Exact test of one fence, ignoring levels. Latitude and longitude in degrees.
+    ///
+    /// - Complexity: O(1) for a circle; O(log v + k) for a polygon of v vertices (GEOS's
+    ///   interval index), plus the locator's one-time build O(v log v) on first use.
+    @inline(__always)
+    public func covers(slot: Int, latitude: Double, longitude: Double) throws(GEOSError) -> Bool {
+        if fenceSet.kinds[slot] == FenceSet.circleKind {
+            let latR = latitude * Sphere.degreesToRadians
+            let a = Sphere.haversineTerm(
+                latitude1: latR, longitude1: longitude * Sphere.degreesToRadians, cosLatitude1: cos(latR),
+                latitude2: fenceSet.circleLatitude[slot], longitude2: fenceSet.circleLongitude[slot],
+                cosLatitude2: fenceSet.circleCosLatitude[slot])
+            return a <= fenceSet.circleThreshold[slot]
+        }
+        return try locator(slot).covers(latitude: latitude, longitude: longitude)
+    }
+
+    /// The GEOS locator of the polygon in `slot`, built on first use.
+    private func locator(_ slot: Int) throws(GEOSError) -> PolygonLocator {
+        if let made = locators[slot] { return made }
+        guard case .polygon(let shape) = fenceSet.fences[slot].shape else {
+            preconditionFailure("slot \(slot) is not a polygon")
+        }
+        let made = try PolygonLocator(context: context, shape: shape)
+        locators[slot] = made
+        return made
+    }
+
+    /// The slots of every fence containing the point on `level` (nil: no level), ascending —
+    /// that is, in ascending id order. Found by a scan of every fence's bounding boxes.
+    ///
+    /// This is the obvious, slow twin the indexed query is tested against.
+    /// - Complexity: O(n) box checks for n fences, plus the exact tests of the candidates.
+    public func containingByScan(
+        latitude: Double, longitude: Double, level: Int?, options: ContainmentOptions = ContainmentOptions()
+    ) throws(GEOSError) -> [Int] {
+        var result: [Int] = []
+        let boxes = fenceSet.entryBoxes, slots = fenceSet.entrySlots
+        for e in 0..<boxes.count where boxes[e].contains(latitude: latitude, longitude: longitude) {
+            let slot = Int(slots[e])
+            guard fenceSet.levelMatches(slot: slot, level: level, options: options) else { continue }
+            if try covers(slot: slot, latitude: latitude, longitude: longitude) { result.append(slot) }
+        }
+        result.sort()
+        // A fence split in two boxes can only match through one of them, but stay safe.
+        return result.uniqued()
+    }
+
+    /// The slots of every fence containing the point, ascending (ascending id).
+    public func containing(
+        latitude: Double, longitude: Double, level: Int?, options: ContainmentOptions = ContainmentOptions()
+    ) throws(GEOSError) -> [Int] {
+        try containingByScan(latitude: latitude, longitude: longitude, level: level, options: options)
+    }
+
+    /// The ids of every fence containing the point, ascending.
+    public func containingIDs(
+        latitude: Double, longitude: Double, level: Int?, options: ContainmentOptions = ContainmentOptions()
+    ) throws(GEOSError) -> [String] {
+        try containing(latitude: latitude, longitude: longitude, level: level, options: options)
+            .map { fenceSet.fences[$0].id }
+    }
+}
+
+extension Array where Element == Int {
+    /// The sorted array without repeated neighbours.
+    func uniqued() -> [Int] {
+        var out: [Int] = []
+        out.reserveCapacity(count)
+        for x in self where out.last != x { out.append(x) }
+        return out
+    }
+}

@@ -1,0 +1,86 @@
+import GeofenceGeometry
+
+/// The shape of a fence.
+public enum FenceShape: Hashable, Sendable {
+    /// Every point within `radius` metres (great-circle) of `center`.
+    case circle(center: Coordinate, radius: Double)
+    /// The area the polygons cover, boundaries included and holes excluded.
+    case polygon(MultiPolygon)
+
+    /// True for `.circle`.
+    public var isCircle: Bool {
+        if case .circle = self { return true }
+        return false
+    }
+}
+
+/// A circle on the sphere: a centre and a radius in metres.
+public struct EnclosingCircle: Hashable, Sendable {
+    public var center: Coordinate
+    /// Metres.
+    public var radius: Double
+
+    public init(center: Coordinate, radius: Double) {
+        self.center = center
+        self.radius = radius
+    }
+}
+
+/// One geofence: an id, a shape and the attributes the engine uses (semantics §1).
+public struct Fence: Hashable, Sendable {
+    /// Non-empty and unique within a fence set.
+    public var id: String
+    public var shape: FenceShape
+    /// The building floor, or nil for a global fence.
+    public var level: Int?
+    /// Optional grouping name (a filter for nearest searches).
+    public var library: String?
+    /// Priority for the current POI: lower ranks first. Default 0.
+    public var rank: Int
+    /// Per-fence dwell time in seconds; nil takes the tracker's default, 0 disables dwell.
+    public var dwellSeconds: Double?
+    /// The feature's other properties, passed through to events unchanged.
+    public var properties: JSONObject
+    /// 0-based position of the feature in its FeatureCollection (or in the array the set was
+    /// built from); error messages and benchmark checksums use it.
+    public var featureIndex: Int
+    /// For a circle, the circle itself; for a polygon, its minimum enclosing circle, filled in
+    /// when the fence joins a ``FenceSet``.
+    public internal(set) var enclosingCircle: EnclosingCircle?
+
+    public init(
+        id: String, shape: FenceShape, level: Int? = nil, library: String? = nil, rank: Int = 0,
+        dwellSeconds: Double? = nil, properties: JSONObject = JSONObject(), featureIndex: Int = 0
+    ) {
+        self.id = id
+        self.shape = shape
+        self.level = level
+        self.library = library
+        self.rank = rank
+        self.dwellSeconds = dwellSeconds
+        self.properties = properties
+        self.featureIndex = featureIndex
+        if case .circle(let center, let radius) = shape {
+            enclosingCircle = EnclosingCircle(center: center, radius: radius)
+        }
+    }
+
+    /// The radius wherever one is needed (priority, tolerances, OS registration): the circle's
+    /// own, or the polygon's minimum enclosing circle's, in metres (0 before the fence joins a set).
+    public var radius: Double { enclosingCircle?.radius ?? 0 }
+
+    /// One or two non-wrapping boxes around the shape.
+    public var boundingBoxes: [BoundingBox] {
+        switch shape {
+        case .circle(let center, let radius): CircleBounds.boxes(center: center, radius: radius)
+        case .polygon(let shape): shape.boundingBoxes
+        }
+    }
+}
+
+/// Orders ids by their UTF-8 bytes, the order every output of the engine uses (so that
+/// `sort`-style byte merges of shard outputs agree with it).
+@inlinable
+public func fenceIdPrecedes(_ a: String, _ b: String) -> Bool {
+    a.utf8.lexicographicallyPrecedes(b.utf8)
+}

@@ -1,0 +1,126 @@
+import GeofenceGEOS
+import GeofenceGeometry
+
+/// An immutable, validated set of fences, shared freely between threads.
+///
+/// Fences live in dense integer *slots*, ordered by id (UTF-8 byte order), so a sorted list
+/// of slots is a list of ids sorted ascending. Everything a query touches per candidate is
+/// kept in flat arrays indexed by slot. GEOS state is not here: each thread gets its own in
+/// a ``ContainmentEvaluator``.
+public struct FenceSet: Sendable {
+    /// The fences, slot order (ascending id).
+    public let fences: [Fence]
+    /// How many polygons GEOS MakeValid repaired while building the set.
+    public let repairedCount: Int
+
+    let slotByID: [String: Int32]
+    /// 0 = circle, 1 = polygon, by slot.
+    let kinds: [UInt8]
+    /// Circle centres in radians, cos(latitude), and sin²(r / 2R), by slot (0 for polygons).
+    let circleLatitude: [Double]
+    let circleLongitude: [Double]
+    let circleCosLatitude: [Double]
+    let circleThreshold: [Double]
+    /// The fence's level, or `FenceSet.noLevel`, by slot.
+    let levels: [Int]
+    /// Index entries: one or two non-wrapping boxes per fence, with the fence's slot.
+    let entryBoxes: [BoundingBox]
+    let entrySlots: [Int32]
+
+    static let noLevel = Int.min
+    static let circleKind: UInt8 = 0
+    static let polygonKind: UInt8 = 1
+
+    /// Validates the fences and builds the set.
+    ///
+    /// - Parameter repair: fix invalid polygons with GEOS MakeValid instead of rejecting them.
+    /// - Throws: ``FenceValidationError`` listing every problem (duplicate ids, invalid
+    ///   polygons, bad radii), or ``GEOSError`` when GEOS itself fails.
+    /// - Complexity: O(n log n + v log v) for n fences and v polygon vertices.
+    public init(_ fences: [Fence], repair: Bool = false) throws {
+        let outcome = try FenceValidator.validate(fences, repair: repair)
+        if !outcome.problems.isEmpty { throw FenceValidationError(problems: outcome.problems) }
+        self.init(validated: outcome.fences, repairedCount: outcome.repairedCount)
+    }
+
+    /// Builds the set from fences that passed ``FenceValidator``.
+    init(validated: [Fence], repairedCount: Int) {
+        let sorted = validated.sorted { fenceIdPrecedes($0.id, $1.id) }
+        fences = sorted
+        self.repairedCount = repairedCount
+        var slotByID: [String: Int32] = [:]
+        slotByID.reserveCapacity(sorted.count)
+        var kinds: [UInt8] = [], lat: [Double] = [], lon: [Double] = [], cosLat: [Double] = [], threshold: [Double] = []
+        var levels: [Int] = []
+        var boxes: [BoundingBox] = [], slots: [Int32] = []
+        for (slot, fence) in sorted.enumerated() {
+            slotByID[fence.id] = Int32(slot)
+            levels.append(fence.level ?? Self.noLevel)
+            switch fence.shape {
+            case .circle(let center, let radius):
+                let latR = center.latitude * Sphere.degreesToRadians
+                kinds.append(Self.circleKind)
+                lat.append(latR)
+                lon.append(center.longitude * Sphere.degreesToRadians)
+                cosLat.append(_cos(latR))
+                threshold.append(Sphere.capThreshold(radius: radius))
+            case .polygon:
+                kinds.append(Self.polygonKind)
+                lat.append(0); lon.append(0); cosLat.append(0); threshold.append(0)
+            }
+            for box in fence.boundingBoxes {
+                boxes.append(box)
+                slots.append(Int32(slot))
+            }
+        }
+        self.slotByID = slotByID
+        self.kinds = kinds
+        circleLatitude = lat
+        circleLongitude = lon
+        circleCosLatitude = cosLat
+        circleThreshold = threshold
+        self.levels = levels
+        entryBoxes = boxes
+        entrySlots = slots
+    }
+
+    /// Number of fences.
+    public var count: Int { fences.count }
+
+    /// The slot of the fence with this id, or nil.
+    public func slot(of id: String) -> Int? { slotByID[id].map(Int.init) }
+
+    /// The fence with this id, or nil.
+    public subscript(id id: String) -> Fence? { slotByID[id].map { fences[Int($0)] } }
+
+    /// True when the fence in `slot` takes part for a fix on `level`, under `options`
+    /// (semantics §2: a level fence matches only the same level; a global fence any fix).
+    @inline(__always)
+    func levelMatches(slot: Int, level: Int?, options: ContainmentOptions) -> Bool {
+        let fenceLevel = levels[slot]
+        if fenceLevel == Self.noLevel { return options.globalFences }
+        guard options.levelFences, let level else { return false }
+        return level == fenceLevel
+    }
+}
+
+/// Which fences take part in containment (semantics §1: both kinds on by default).
+public struct ContainmentOptions: Hashable, Sendable {
+    /// Fences with a level.
+    public var levelFences: Bool
+    /// Fences without a level.
+    public var globalFences: Bool
+
+    public init(levelFences: Bool = true, globalFences: Bool = true) {
+        self.levelFences = levelFences
+        self.globalFences = globalFences
+    }
+}
+
+#if canImport(Glibc)
+import Glibc
+@inline(__always) func _cos(_ x: Double) -> Double { Glibc.cos(x) }
+#elseif canImport(Darwin)
+import Darwin
+@inline(__always) func _cos(_ x: Double) -> Double { Darwin.cos(x) }
+#endif

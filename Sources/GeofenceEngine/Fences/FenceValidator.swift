@@ -1,0 +1,123 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import GeofenceGEOS
+import GeofenceGeometry
+
+/// Checks what the GeoJSON decoder cannot: polygon validity (GEOS), duplicate ids; repairs
+/// invalid polygons with GEOS MakeValid when asked; computes each polygon's minimum
+/// enclosing circle.
+public enum FenceValidator {
+    /// The fences that passed, the problems of those that did not, and how many were repaired.
+    public struct Outcome: Sendable {
+        public var fences: [Fence]
+        public var problems: [FenceProblem]
+        /// The polygons MakeValid repaired, each with the validity problem it had.
+        public var repairs: [FenceProblem]
+        public var repairedCount: Int { repairs.count }
+    }
+
+    /// Validates `fences` (in input order) and returns the usable ones with their enclosing
+    /// circles filled in.
+    ///
+    /// - Parameter repair: fix invalid polygons with GEOS MakeValid instead of rejecting them.
+    /// - Complexity: O(v log v) over all polygon vertices.
+    public static func validate(_ fences: [Fence], repair: Bool) throws(GEOSError) -> Outcome {
+        let context = try GEOSContext()
+        var kept: [Fence] = []
+        var problems: [FenceProblem] = []
+        var repairs: [FenceProblem] = []
+        var firstIndexOfId: [String: Int] = [:]
+        kept.reserveCapacity(fences.count)
+        for var fence in fences {
+            func problem(_ reason: String) {
+                problems.append(FenceProblem(featureIndex: fence.featureIndex, id: fence.id, reason: reason))
+            }
+            if fence.id.isEmpty { problem("id is empty"); continue }
+            if let first = firstIndexOfId[fence.id] {
+                problem("duplicate id \(JSONWriter.quoted(fence.id)) (also used by feature \(first))")
+                continue
+            }
+            firstIndexOfId[fence.id] = fence.featureIndex
+            switch fence.shape {
+            case .circle(let center, let radius):
+                if let reason = center.invalidReason { problem("circle centre: \(reason)"); continue }
+                guard radius.isFinite, radius > 0, radius <= GeoJSONFenceDecoder.maximumRadius else {
+                    problem("radius \(radius) m is outside (0, 1000000]")
+                    continue
+                }
+            case .polygon(var shape):
+                if let reason = structuralProblem(shape) { problem(reason); continue }
+                if let reason = try context.validityProblem(of: shape) {
+                    guard repair else { problem("invalid polygon: \(reason)"); continue }
+                    shape = try context.makeValid(shape)
+                    if shape.polygons.isEmpty {
+                        problem("invalid polygon (\(reason)) and MakeValid left no area")
+                        continue
+                    }
+                    repairs.append(FenceProblem(featureIndex: fence.featureIndex, id: fence.id, reason: reason))
+                    fence.shape = .polygon(shape)
+                }
+                fence.enclosingCircle = try enclosingCircle(of: shape, context: context)
+            }
+            kept.append(fence)
+        }
+        return Outcome(fences: kept, problems: problems.sorted { $0.featureIndex < $1.featureIndex }, repairs: repairs)
+    }
+
+    /// Problems GEOS would throw on rather than report: empty shapes, short or open rings,
+    /// coordinates out of range (fences built in code skip the GeoJSON decoder's checks).
+    static func structuralProblem(_ shape: MultiPolygon) -> String? {
+        if shape.polygons.isEmpty { return "polygon has no parts" }
+        for (p, polygon) in shape.polygons.enumerated() {
+            for (r, ring) in polygon.rings.enumerated() {
+                let name = "polygon \(p) ring \(r)"
+                if ring.count < 4 { return "\(name) has \(ring.count) positions; a ring needs at least 4" }
+                if ring[0] != ring[ring.count - 1] { return "\(name) is not closed" }
+                for i in 0..<ring.count {
+                    if let reason = ring[i].invalidReason { return "\(name) position \(i): \(reason)" }
+                }
+            }
+        }
+        return nil
+    }
+
+    /// The minimum enclosing circle of a polygon, in metres on the sphere.
+    ///
+    /// GEOS finds the circle in an azimuthal equidistant projection centred on the vertices'
+    /// mean direction (no seam at ±180°, fine at the poles); the radius is then re-measured as
+    /// the largest great-circle distance from the centre to any vertex, so the circle always
+    /// holds every vertex.
+    static func enclosingCircle(of shape: MultiPolygon, context: GEOSContext) throws(GEOSError) -> EnclosingCircle {
+        let exteriors = shape.polygons.map(\.exterior)
+        var sx = 0.0, sy = 0.0, sz = 0.0
+        for ring in exteriors {
+            for i in 0..<ring.count {
+                let c = ring[i]
+                let lat = c.latitude * Sphere.degreesToRadians, lon = c.longitude * Sphere.degreesToRadians
+                sx += cos(lat) * cos(lon); sy += cos(lat) * sin(lon); sz += sin(lat)
+            }
+        }
+        let norm = (sx * sx + sy * sy + sz * sz).squareRoot()
+        let mean = norm < 1e-12
+            ? exteriors[0][0]
+            : Coordinate(
+                latitude: asin(max(-1, min(1, sz / norm))) * Sphere.radiansToDegrees,
+                longitude: atan2(sy, sx) * Sphere.radiansToDegrees)
+        let projection = LocalProjection(center: mean)
+        var points: [(x: Double, y: Double)] = []
+        for ring in exteriors {
+            for i in 0..<ring.count { points.append(projection.project(latitude: ring[i].latitude, longitude: ring[i].longitude)) }
+        }
+        let planar = try context.minimumBoundingCircle(of: points)
+        let center = projection.unproject(x: planar.x, y: planar.y)
+        var radius = 0.0
+        for ring in exteriors {
+            for i in 0..<ring.count { radius = max(radius, Sphere.distance(center, ring[i])) }
+        }
+        // Round up to the millimetre so the circle holds every vertex despite rounding.
+        return EnclosingCircle(center: center, radius: (radius * 1000).rounded(.up) / 1000 + 0.001)
+    }
+}

@@ -1,0 +1,94 @@
+/// Where the fix columns are in a CSV file, read from its header line.
+///
+/// Required: `device_id`, `timestamp`, `lat`, `lon` (also accepted: `latitude`, `lng`,
+/// `longitude`); optional: `accuracy`, `level`. Any order; other columns are ignored.
+/// Names are matched without regard to case or surrounding spaces.
+public struct FixCSVHeader: Hashable, Sendable {
+    public var deviceID: Int
+    public var timestamp: Int
+    public var latitude: Int
+    public var longitude: Int
+    public var accuracy: Int?
+    public var level: Int?
+    /// Number of fields in the header; every row must have as many.
+    public var fieldCount: Int
+
+    /// The header's problem, in words; the caller names the file.
+    public struct Problem: Error, Hashable, Sendable, CustomStringConvertible {
+        public var reason: String
+        public var description: String { reason }
+    }
+
+    static let aliases: [String: String] = [
+        "device_id": "device_id", "timestamp": "timestamp",
+        "lat": "lat", "latitude": "lat",
+        "lon": "lon", "lng": "lon", "longitude": "lon",
+        "accuracy": "accuracy", "level": "level",
+    ]
+
+    /// Reads the header from the bytes of its line (no line break; a UTF-8 BOM is skipped).
+    public init(line: UnsafeRawBufferPointer) throws(Problem) {
+        var bytes = Array(line)
+        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes.removeFirst(3) }
+        if bytes.last == 0x0D { bytes.removeLast() }
+        let names = Self.splitHeader(bytes)
+        var found: [String: Int] = [:]
+        for (index, raw) in names.enumerated() {
+            let name = raw.trimmingSpaces().lowercased()
+            guard let canonical = Self.aliases[name] else { continue }
+            if let earlier = found[canonical] {
+                throw Problem(reason: "header names the \(canonical) column twice (fields \(earlier + 1) and \(index + 1))")
+            }
+            found[canonical] = index
+        }
+        let missing = ["device_id", "timestamp", "lat", "lon"].filter { found[$0] == nil }
+        guard missing.isEmpty else {
+            let shown = names.map { $0.trimmingSpaces() }.joined(separator: ",")
+            throw Problem(reason: "header has no \(missing.joined(separator: ", ")) column (expected at least device_id,timestamp,lat,lon; found \"\(shown.prefix(200))\")")
+        }
+        deviceID = found["device_id"]!
+        timestamp = found["timestamp"]!
+        latitude = found["lat"]!
+        longitude = found["lon"]!
+        accuracy = found["accuracy"]
+        level = found["level"]
+        fieldCount = names.count
+    }
+
+    /// Header fields, quotes removed.
+    static func splitHeader(_ bytes: [UInt8]) -> [String] {
+        var fields: [String] = []
+        var current: [UInt8] = []
+        var inQuotes = false
+        var i = 0
+        while i < bytes.count {
+            let b = bytes[i]
+            if inQuotes {
+                if b == UInt8(ascii: "\"") {
+                    if i + 1 < bytes.count && bytes[i + 1] == UInt8(ascii: "\"") { current.append(b); i += 1 } else { inQuotes = false }
+                } else {
+                    current.append(b)
+                }
+            } else if b == UInt8(ascii: "\"") {
+                inQuotes = true
+            } else if b == UInt8(ascii: ",") {
+                fields.append(String(decoding: current, as: UTF8.self))
+                current = []
+            } else {
+                current.append(b)
+            }
+            i += 1
+        }
+        fields.append(String(decoding: current, as: UTF8.self))
+        return fields
+    }
+}
+
+extension String {
+    func trimmingSpaces() -> String {
+        var s = Substring(self)
+        while let f = s.first, f == " " || f == "\t" { s.removeFirst() }
+        while let l = s.last, l == " " || l == "\t" { s.removeLast() }
+        return String(s)
+    }
+}

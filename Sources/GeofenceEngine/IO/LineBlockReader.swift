@@ -1,0 +1,104 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Reads a text file in large blocks that each end on a line break, so lines can be parsed
+/// in place (and a block split between threads) without copying.
+///
+/// Memory is one block (default 8 MiB) plus the longest line, whatever the file size.
+public final class LineBlockReader {
+    public let path: String
+    private let fd: Int32
+    private var buffer: UnsafeMutableRawBufferPointer
+    /// Bytes of the next block already in the buffer (the partial line after the last break).
+    private var carry = 0
+    private var atEOF = false
+    /// Total bytes read so far.
+    public private(set) var bytesRead = 0
+
+    /// Opens the file. - Throws: ``FileReadError`` naming the file and the reason.
+    public init(path: String, blockSize: Int = 8 << 20) throws(FileReadError) {
+        self.path = path
+        fd = open(path, O_RDONLY)
+        guard fd >= 0 else { throw FileReadError(path: path, reason: FileBytes.errnoText("cannot open")) }
+        var st = stat()
+        if fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFDIR {
+            close(fd)
+            throw FileReadError(path: path, reason: "is a directory, not a file")
+        }
+        buffer = .allocate(byteCount: max(blockSize, 64), alignment: 16)
+    }
+
+    deinit {
+        close(fd)
+        buffer.deallocate()
+    }
+
+    /// The next block of whole lines (the last block may end without a line break), or nil at
+    /// the end of the file. The bytes stay valid until the next call.
+    ///
+    /// - Complexity: O(block size); one `read` call per block in the usual case.
+    public func nextBlock() throws(FileReadError) -> UnsafeRawBufferPointer? {
+        // Move the carried partial line to the front.
+        if carry > 0 && lastBlockEnd > 0 {
+            memmove(buffer.baseAddress!, buffer.baseAddress! + lastBlockEnd, carry)
+        }
+        lastBlockEnd = 0
+        var filled = carry
+        while true {
+            if !atEOF && filled < buffer.count {
+                let n = Glibc.read(fd, buffer.baseAddress! + filled, buffer.count - filled)
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    throw FileReadError(path: path, reason: FileBytes.errnoText("read failed"))
+                }
+                if n == 0 { atEOF = true } else { filled += n; bytesRead += n; continue }
+            }
+            if filled == 0 { return nil }
+            if atEOF {
+                carry = 0
+                lastBlockEnd = filled
+                return UnsafeRawBufferPointer(rebasing: buffer[0..<filled])
+            }
+            // Full buffer: cut after its last line break.
+            var cut = filled
+            let base = buffer.baseAddress!.assumingMemoryBound(to: UInt8.self)
+            while cut > 0 && base[cut - 1] != 0x0A { cut -= 1 }
+            if cut == 0 {
+                // One line longer than the buffer: grow and read on.
+                let bigger = UnsafeMutableRawBufferPointer.allocate(byteCount: buffer.count * 2, alignment: 16)
+                bigger.baseAddress!.copyMemory(from: buffer.baseAddress!, byteCount: filled)
+                buffer.deallocate()
+                buffer = bigger
+                continue
+            }
+            carry = filled - cut
+            lastBlockEnd = cut
+            return UnsafeRawBufferPointer(rebasing: buffer[0..<cut])
+        }
+    }
+
+    private var lastBlockEnd = 0
+
+    /// Calls `body` with each line (no line break) and its 1-based line number, in order.
+    /// A final line without a line break is a line too.
+    public func forEachLine(
+        _ body: (_ base: UnsafePointer<UInt8>, _ start: Int, _ end: Int, _ lineNumber: Int) throws -> Void
+    ) throws {
+        var lineNumber = 0
+        while let block = try nextBlock() {
+            let base = block.baseAddress!.assumingMemoryBound(to: UInt8.self)
+            var start = 0
+            let n = block.count
+            while start < n {
+                var end = start
+                while end < n && base[end] != 0x0A { end += 1 }
+                lineNumber += 1
+                try body(base, start, end, lineNumber)
+                start = end + 1
+            }
+        }
+    }
+}

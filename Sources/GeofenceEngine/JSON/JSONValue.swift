@@ -1,0 +1,138 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A JSON value that keeps what it read: numbers as their literal text and object members
+/// in file order, so fence properties pass through to events untouched.
+public enum JSONValue: Hashable, Sendable {
+    case null
+    case bool(Bool)
+    /// The number's literal text as written (e.g. `"1.50"`, `"-3e2"`).
+    case number(String)
+    case string(String)
+    case array([JSONValue])
+    case object(JSONObject)
+
+    /// A number from a Swift integer.
+    public static func integer(_ value: Int) -> JSONValue { .number(String(value)) }
+
+    /// A number from a Swift double (shortest text that reads back the same); nil when the
+    /// value is not finite, since JSON has no NaN or infinity.
+    public static func double(_ value: Double) -> JSONValue? {
+        value.isFinite ? .number(JSONNumber.text(value)) : nil
+    }
+
+    /// The string, when this is one.
+    public var stringValue: String? {
+        if case .string(let s) = self { return s }
+        return nil
+    }
+
+    /// The number as a Double (correctly rounded), when this is a number.
+    public var doubleValue: Double? {
+        guard case .number(let text) = self else { return nil }
+        return JSONNumber.parse(text)
+    }
+
+    /// The number as an Int, when this is a number with an exact integer value in range.
+    public var intValue: Int? {
+        guard let d = doubleValue, d.rounded() == d, abs(d) < 9.0e15 else { return nil }
+        return Int(d)
+    }
+
+    /// The object, when this is one.
+    public var objectValue: JSONObject? {
+        if case .object(let o) = self { return o }
+        return nil
+    }
+
+    /// The array, when this is one.
+    public var arrayValue: [JSONValue]? {
+        if case .array(let a) = self { return a }
+        return nil
+    }
+
+    /// A short name of the value's type, for error messages.
+    public var typeName: String {
+        switch self {
+        case .null: "null"
+        case .bool: "a boolean"
+        case .number: "a number"
+        case .string: "a string"
+        case .array: "an array"
+        case .object: "an object"
+        }
+    }
+}
+
+/// A JSON object's members in the order they were read.
+public struct JSONObject: Hashable, Sendable {
+    public struct Member: Hashable, Sendable {
+        public var key: String
+        public var value: JSONValue
+        public init(key: String, value: JSONValue) {
+            self.key = key
+            self.value = value
+        }
+    }
+
+    public var members: [Member]
+
+    public init(members: [Member] = []) { self.members = members }
+
+    /// The value of the last member named `key` (as JavaScript reads duplicates), or nil.
+    ///
+    /// - Complexity: O(n) in the number of members.
+    public subscript(key: String) -> JSONValue? {
+        members.last(where: { $0.key == key })?.value
+    }
+
+    /// The object without the members named in `keys`, order kept.
+    public func removing(_ keys: Set<String>) -> JSONObject {
+        JSONObject(members: members.filter { !keys.contains($0.key) })
+    }
+}
+
+/// Number text conversions shared by the JSON and CSV readers.
+public enum JSONNumber {
+    /// Correctly rounded value of a decimal literal (via the C library), or nil when the text
+    /// is not entirely a number.
+    public static func parse(_ text: String) -> Double? {
+        var text = text
+        return text.withUTF8 { bytes -> Double? in
+            parse(UnsafeRawBufferPointer(bytes))
+        }
+    }
+
+    /// Correctly rounded value of the bytes, or nil unless they are entirely a finite or
+    /// infinite decimal number (no hex, no `nan`, no spaces).
+    public static func parse(_ bytes: UnsafeRawBufferPointer) -> Double? {
+        guard !bytes.isEmpty, bytes.count < 400 else { return nil }
+        // Only decimal syntax: digits, sign, dot, exponent.
+        for b in bytes {
+            switch b {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "+"),
+                UInt8(ascii: "."), UInt8(ascii: "e"), UInt8(ascii: "E"):
+                continue
+            default:
+                return nil
+            }
+        }
+        return withUnsafeTemporaryAllocation(of: CChar.self, capacity: bytes.count + 1) { buffer -> Double? in
+            for (i, b) in bytes.enumerated() { buffer[i] = CChar(bitPattern: b) }
+            buffer[bytes.count] = 0
+            var end: UnsafeMutablePointer<CChar>? = nil
+            let value = strtod(buffer.baseAddress!, &end)
+            guard let end, end - buffer.baseAddress! == bytes.count else { return nil }
+            return value
+        }
+    }
+
+    /// Shortest text that reads back as the same double; integers without a fraction.
+    public static func text(_ value: Double) -> String {
+        if value == value.rounded(), abs(value) < 1e15 { return String(Int64(value)) }
+        return "\(value)"
+    }
+}

@@ -1,0 +1,84 @@
+/// An axis-aligned box in longitude/latitude degrees, bounds included.
+///
+/// A box never wraps: a shape that crosses the antimeridian is described by two boxes
+/// (see ``CircleBounds`` and ``BoundingBox/covering(_:)``).
+public struct BoundingBox: Hashable, Sendable, CustomStringConvertible {
+    public var minLongitude: Double
+    public var minLatitude: Double
+    public var maxLongitude: Double
+    public var maxLatitude: Double
+
+    @inlinable
+    public init(minLongitude: Double, minLatitude: Double, maxLongitude: Double, maxLatitude: Double) {
+        self.minLongitude = minLongitude
+        self.minLatitude = minLatitude
+        self.maxLongitude = maxLongitude
+        self.maxLatitude = maxLatitude
+    }
+
+    /// The empty box: contains nothing, and is the identity of ``union(_:)``.
+    public static let empty = BoundingBox(
+        minLongitude: .infinity, minLatitude: .infinity, maxLongitude: -.infinity, maxLatitude: -.infinity)
+
+    /// The whole globe.
+    public static let world = BoundingBox(minLongitude: -180, minLatitude: -90, maxLongitude: 180, maxLatitude: 90)
+
+    @inlinable
+    public var isEmpty: Bool { minLongitude > maxLongitude || minLatitude > maxLatitude }
+
+    /// True when the point lies in the box or on its edge.
+    @inlinable
+    public func contains(latitude: Double, longitude: Double) -> Bool {
+        longitude >= minLongitude && longitude <= maxLongitude && latitude >= minLatitude && latitude <= maxLatitude
+    }
+
+    /// True when the two boxes share at least one point.
+    @inlinable
+    public func intersects(_ other: BoundingBox) -> Bool {
+        other.minLongitude <= maxLongitude && other.maxLongitude >= minLongitude
+            && other.minLatitude <= maxLatitude && other.maxLatitude >= minLatitude
+    }
+
+    /// The smallest box holding both.
+    @inlinable
+    public func union(_ other: BoundingBox) -> BoundingBox {
+        BoundingBox(
+            minLongitude: Swift.min(minLongitude, other.minLongitude),
+            minLatitude: Swift.min(minLatitude, other.minLatitude),
+            maxLongitude: Swift.max(maxLongitude, other.maxLongitude),
+            maxLatitude: Swift.max(maxLatitude, other.maxLatitude))
+    }
+
+    /// The box grown to hold the point.
+    @inlinable
+    public func including(latitude: Double, longitude: Double) -> BoundingBox {
+        BoundingBox(
+            minLongitude: Swift.min(minLongitude, longitude), minLatitude: Swift.min(minLatitude, latitude),
+            maxLongitude: Swift.max(maxLongitude, longitude), maxLatitude: Swift.max(maxLatitude, latitude))
+    }
+
+    /// Centre of the box in degrees (meaningless for an empty box).
+    @inlinable
+    public var center: Coordinate {
+        Coordinate(latitude: 0.5 * (minLatitude + maxLatitude), longitude: 0.5 * (minLongitude + maxLongitude))
+    }
+
+    /// One or two boxes, none wrapping, that cover the given part boxes; parts east and west of
+    /// the antimeridian stay apart when keeping them together would span more than 180°.
+    ///
+    /// This is how a MultiPolygon split at ±180 (RFC 7946 §3.1.9) keeps two small boxes
+    /// instead of one box around the world.
+    public static func covering(_ parts: [BoundingBox]) -> [BoundingBox] {
+        let all = parts.reduce(BoundingBox.empty) { $0.union($1) }
+        if all.isEmpty || all.maxLongitude - all.minLongitude <= 180 { return [all] }
+        var east = BoundingBox.empty, west = BoundingBox.empty
+        for part in parts where !part.isEmpty {
+            if part.center.longitude >= 0 { east = east.union(part) } else { west = west.union(part) }
+        }
+        return [west, east].filter { !$0.isEmpty }
+    }
+
+    public var description: String {
+        "[lon \(minLongitude)…\(maxLongitude), lat \(minLatitude)…\(maxLatitude)]"
+    }
+}

@@ -1,0 +1,51 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Bounding boxes of a spherical cap (a circle fence, or any disc of a radius in metres).
+public enum CircleBounds {
+    /// Slack added on every side, in degrees (about 0.1 mm), so that rounding in the box
+    /// maths can never cut off a point the exact distance test accepts.
+    public static let slack: Double = 1e-9
+
+    /// One or two non-wrapping boxes that together hold every point within `radius` metres
+    /// of `center`.
+    ///
+    /// A cap over a pole spans all longitudes; a cap that crosses ±180° is split in two.
+    /// - Complexity: O(1).
+    public static func boxes(center: Coordinate, radius: Double) -> [BoundingBox] {
+        let angular = radius / Sphere.radius  // radians
+        let dLat = angular * Sphere.radiansToDegrees
+        let minLat = center.latitude - dLat - slack
+        let maxLat = center.latitude + dLat + slack
+        // The cap reaches a pole, or is wider than a hemisphere: it covers every longitude.
+        if maxLat >= 90 || minLat <= -90 || angular >= .pi / 2 {
+            return [BoundingBox(
+                minLongitude: -180, minLatitude: Swift.max(-90, minLat),
+                maxLongitude: 180, maxLatitude: Swift.min(90, maxLat))]
+        }
+        // Largest longitude offset of a cap of angular radius δ at latitude φ: asin(sin δ / cos φ).
+        let ratio = sin(angular) / cos(center.latitude * Sphere.degreesToRadians)
+        let dLon = ratio >= 1 ? 180 : asin(ratio) * Sphere.radiansToDegrees
+        let minLon = center.longitude - dLon - slack
+        let maxLon = center.longitude + dLon + slack
+        if dLon >= 180 || maxLon - minLon >= 360 {
+            return [BoundingBox(minLongitude: -180, minLatitude: minLat, maxLongitude: 180, maxLatitude: maxLat)]
+        }
+        if minLon < -180 {
+            return [
+                BoundingBox(minLongitude: -180, minLatitude: minLat, maxLongitude: maxLon, maxLatitude: maxLat),
+                BoundingBox(minLongitude: minLon + 360, minLatitude: minLat, maxLongitude: 180, maxLatitude: maxLat),
+            ]
+        }
+        if maxLon > 180 {
+            return [
+                BoundingBox(minLongitude: minLon, minLatitude: minLat, maxLongitude: 180, maxLatitude: maxLat),
+                BoundingBox(minLongitude: -180, minLatitude: minLat, maxLongitude: maxLon - 360, maxLatitude: maxLat),
+            ]
+        }
+        return [BoundingBox(minLongitude: minLon, minLatitude: minLat, maxLongitude: maxLon, maxLatitude: maxLat)]
+    }
+}

@@ -1,0 +1,58 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// An azimuthal equidistant projection centred on one coordinate, in metres.
+///
+/// Distances and bearings from the centre are exact on the sphere; other distances are
+/// distorted by well under 0.1 % within 50 km of the centre. It has no seam at the
+/// antimeridian and works at the poles, which is why the minimum enclosing circle of a
+/// polygon and the distance from a fix to a polygon edge are both computed in it.
+public struct LocalProjection: Sendable {
+    public let center: Coordinate
+    @usableFromInline let lat0: Double
+    @usableFromInline let lon0: Double
+    @usableFromInline let sinLat0: Double
+    @usableFromInline let cosLat0: Double
+
+    public init(center: Coordinate) {
+        self.center = center
+        lat0 = center.latitude * Sphere.degreesToRadians
+        lon0 = center.longitude * Sphere.degreesToRadians
+        sinLat0 = sin(lat0)
+        cosLat0 = cos(lat0)
+    }
+
+    /// Projects a coordinate to (x east, y north) in metres.
+    ///
+    /// - Complexity: O(1).
+    @inlinable
+    public func project(latitude: Double, longitude: Double) -> (x: Double, y: Double) {
+        let lat = latitude * Sphere.degreesToRadians
+        let dLon = longitude * Sphere.degreesToRadians - lon0
+        let sinLat = sin(lat), cosLat = cos(lat)
+        let cosDLon = cos(dLon)
+        let cosC = Swift.max(-1, Swift.min(1, sinLat0 * sinLat + cosLat0 * cosLat * cosDLon))
+        let c = acos(cosC)
+        // k = c / sin c, with its limit 1 at the centre.
+        let k = c < 1e-9 ? 1.0 : c / sin(c)
+        let x = Sphere.radius * k * cosLat * sin(dLon)
+        let y = Sphere.radius * k * (cosLat0 * sinLat - sinLat0 * cosLat * cosDLon)
+        return (x, y)
+    }
+
+    /// The coordinate projected to (x, y); longitude wrapped into [-180, 180].
+    public func unproject(x: Double, y: Double) -> Coordinate {
+        let rho = (x * x + y * y).squareRoot()
+        if rho < 1e-9 { return center }
+        let c = rho / Sphere.radius
+        let sinC = sin(c), cosC = cos(c)
+        let lat = asin(Swift.max(-1, Swift.min(1, cosC * sinLat0 + y * sinC * cosLat0 / rho)))
+        let lon = lon0 + atan2(x * sinC, rho * cosLat0 * cosC - y * sinLat0 * sinC)
+        return Coordinate(
+            latitude: lat * Sphere.radiansToDegrees,
+            longitude: Sphere.wrapLongitude(lon * Sphere.radiansToDegrees))
+    }
+}

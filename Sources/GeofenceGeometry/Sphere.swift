@@ -1,0 +1,88 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Great-circle maths on a sphere of the IUGG mean Earth radius.
+///
+/// Containment of a circle fence is decided by ``haversineTerm(_:_:)`` against
+/// ``capThreshold(radius:)``, which is `distance <= radius` without the `asin`; every
+/// containment path in the package (index, scan, benchmark baselines) uses these two
+/// functions, so they agree to the bit.
+public enum Sphere {
+    /// Mean Earth radius in metres (R1 of IUGG), the sphere every distance uses.
+    public static let radius: Double = 6_371_008.8
+    /// Degrees to radians, computed as the C peers do (`M_PI / 180`).
+    public static let degreesToRadians: Double = Double.pi / 180.0
+    /// Radians to degrees.
+    public static let radiansToDegrees: Double = 180.0 / Double.pi
+
+    /// The haversine term `a = hav(d / R)` between two points given in radians, with the
+    /// cosine of the first latitude precomputed.
+    ///
+    /// - Complexity: O(1), two `sin` calls.
+    @inlinable
+    public static func haversineTerm(
+        latitude1 lat1: Double, longitude1 lon1: Double, cosLatitude1 cos1: Double,
+        latitude2 lat2: Double, longitude2 lon2: Double, cosLatitude2 cos2: Double
+    ) -> Double {
+        let sdp = sin(0.5 * (lat1 - lat2))
+        let sdl = sin(0.5 * (lon1 - lon2))
+        return sdp * sdp + cos1 * cos2 * sdl * sdl
+    }
+
+    /// The haversine term between two coordinates.
+    @inlinable
+    public static func haversineTerm(_ a: Coordinate, _ b: Coordinate) -> Double {
+        let lat1 = a.latitude * degreesToRadians, lat2 = b.latitude * degreesToRadians
+        return haversineTerm(
+            latitude1: lat1, longitude1: a.longitude * degreesToRadians, cosLatitude1: cos(lat1),
+            latitude2: lat2, longitude2: b.longitude * degreesToRadians, cosLatitude2: cos(lat2))
+    }
+
+    /// `sin²(r / 2R)`: a point is within `radius` metres of a centre exactly when the
+    /// haversine term between them is at most this value.
+    @inlinable
+    public static func capThreshold(radius: Double) -> Double {
+        let s = sin(radius / (2 * Self.radius))
+        return s * s
+    }
+
+    /// Great-circle distance in metres between two coordinates (haversine formula, which
+    /// stays accurate for small distances).
+    ///
+    /// - Complexity: O(1).
+    @inlinable
+    public static func distance(_ a: Coordinate, _ b: Coordinate) -> Double {
+        distance(haversineTerm: haversineTerm(a, b))
+    }
+
+    /// Converts a haversine term into metres.
+    @inlinable
+    public static func distance(haversineTerm a: Double) -> Double {
+        2 * Self.radius * asin(Swift.min(1, a.squareRoot()))
+    }
+
+    /// The point reached from `start` after `distance` metres on initial bearing
+    /// `bearing` (radians clockwise from north). Longitude is wrapped into [-180, 180].
+    public static func destination(from start: Coordinate, distance: Double, bearing: Double) -> Coordinate {
+        let delta = distance / Self.radius
+        let lat1 = start.latitude * degreesToRadians, lon1 = start.longitude * degreesToRadians
+        let sinLat2 = sin(lat1) * cos(delta) + cos(lat1) * sin(delta) * cos(bearing)
+        let lat2 = asin(Swift.max(-1, Swift.min(1, sinLat2)))
+        let y = sin(bearing) * sin(delta) * cos(lat1)
+        let x = cos(delta) - sin(lat1) * sinLat2
+        let lon2 = lon1 + atan2(y, x)
+        return Coordinate(latitude: lat2 * radiansToDegrees, longitude: wrapLongitude(lon2 * radiansToDegrees))
+    }
+
+    /// `longitude` moved into [-180, 180) by whole turns (180 stays 180).
+    @inlinable
+    public static func wrapLongitude(_ longitude: Double) -> Double {
+        if longitude >= -180 && longitude <= 180 { return longitude }
+        var l = (longitude + 180).truncatingRemainder(dividingBy: 360)
+        if l < 0 { l += 360 }
+        return l - 180
+    }
+}

@@ -1,0 +1,120 @@
+import ArgumentParser
+import GeofenceEngine
+
+/// `geofence contains`: for each fix row, the ids of the fences that contain it.
+struct ContainsCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "contains",
+        abstract: "For each fix of a CSV file, list the fences that contain it (NDJSON, input order).",
+        discussion: """
+            Fixes: CSV with a header naming at least device_id,timestamp,lat,lon (optional
+            accuracy, level), in any order; timestamp as epoch milliseconds or ISO-8601 with a
+            zone. Output: one line per data row, {"row":N,"geofenceIds":[...]} with ids sorted
+            ascending, or {"row":N,"error":"<reason>"} for a rejected row (N counts data rows
+            from 1). Blank lines are not rows; the summary on standard error counts them.
+            """
+    )
+
+    @Option(name: .long, help: "GeoJSON FeatureCollection of fences.")
+    var fences: String
+
+    @Option(name: .long, help: "CSV file of fixes.")
+    var fixes: String
+
+    @Option(name: .long, help: "Write the NDJSON here instead of standard output.")
+    var output: String?
+
+    @Flag(name: .long, help: "Repair invalid polygons with GEOS MakeValid instead of failing.")
+    var repair = false
+
+    func run() throws {
+        let fenceSet = try FenceLoading.load(path: fences, repair: repair)
+        if fenceSet.repairedCount > 0 {
+            FileHandleText.standardError("\(fences): repaired \(fenceSet.repairedCount) invalid polygon(s) with MakeValid\n")
+        }
+        let evaluator: ContainmentEvaluator
+        do { evaluator = try ContainmentEvaluator(fenceSet: fenceSet) } catch { throw CLIError("\(error)") }
+        let reader: LineBlockReader
+        let out: OutputSink
+        do {
+            reader = try LineBlockReader(path: fixes)
+            out = try output.map { try OutputSink(path: $0) } ?? .standardOutput()
+        } catch {
+            throw CLIError("\(error)")
+        }
+
+        var header: FixCSVHeader? = nil
+        var tally = RowTally()
+        var row = FixCSVRow()
+        var line: [UInt8] = []
+        do {
+            try reader.forEachLine { base, start, end, lineNumber in
+                guard let columns = header else {
+                    do {
+                        header = try FixCSVHeader(line: UnsafeRawBufferPointer(start: base + start, count: end - start))
+                    } catch let problem as FixCSVHeader.Problem {
+                        throw CLIError("\(fixes): line 1: \(problem.reason)")
+                    }
+                    return
+                }
+                if end - start == 0 || (end - start == 1 && base[start] == 0x0D) {
+                    tally.blankLines += 1
+                    return
+                }
+                tally.read += 1
+                line.removeAll(keepingCapacity: true)
+                line.append(contentsOf: "{\"row\":\(tally.read),".utf8)
+                if let failure = row.parse(base, start, end, header: columns) {
+                    tally.reject("parse")
+                    line.append(contentsOf: "\"error\":".utf8)
+                    JSONWriter.writeString("parse: line \(lineNumber): \(failure.reason)", to: &line)
+                } else if let reason = Coordinate(latitude: row.latitude, longitude: row.longitude).invalidReason {
+                    tally.reject("coordinate")
+                    line.append(contentsOf: "\"error\":".utf8)
+                    JSONWriter.writeString("coordinate: line \(lineNumber): \(reason)", to: &line)
+                } else {
+                    let level = row.level == Int.min ? nil : row.level
+                    let slots = try evaluator.containing(latitude: row.latitude, longitude: row.longitude, level: level)
+                    tally.answered += 1
+                    line.append(contentsOf: "\"geofenceIds\":[".utf8)
+                    for (k, slot) in slots.enumerated() {
+                        if k > 0 { line.append(UInt8(ascii: ",")) }
+                        JSONWriter.writeString(fenceSet.fences[slot].id, to: &line)
+                    }
+                    line.append(UInt8(ascii: "]"))
+                }
+                line.append(contentsOf: "}\n".utf8)
+                try out.write(line)
+            }
+            try out.flush()
+        } catch let error as CLIError {
+            throw error
+        } catch {
+            throw CLIError("\(error)")
+        }
+        if header == nil {
+            throw CLIError("\(fixes): empty file (expected a header line naming at least device_id,timestamp,lat,lon)")
+        }
+        FileHandleText.standardError(tally.summary(file: fixes) + "\n")
+    }
+}
+
+/// Row counts for a summary: read = answered + rejected, always.
+struct RowTally {
+    var read = 0
+    var answered = 0
+    var blankLines = 0
+    var rejectedByReason: [String: Int] = [:]
+
+    var rejected: Int { rejectedByReason.values.reduce(0, +) }
+
+    mutating func reject(_ reason: String) { rejectedByReason[reason, default: 0] += 1 }
+
+    func summary(file: String) -> String {
+        let reasons = rejectedByReason.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+        var text = "\(file): \(read) row(s) read, \(answered) answered, \(rejected) rejected"
+        if !reasons.isEmpty { text += " (\(reasons))" }
+        if blankLines > 0 { text += "; \(blankLines) blank line(s) skipped" }
+        return text
+    }
+}

@@ -1,0 +1,67 @@
+import ArgumentParser
+import GeofenceEngine
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The `geofence` command-line tool.
+///
+/// Exit status: 0 success; 1 when `validate` finds a problem that remains; 2 for bad
+/// arguments or unreadable input, with a message naming the file and the problem.
+@main
+struct Geofence: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "geofence",
+        abstract: "Exact, fast geofence containment and events for moving devices.",
+        subcommands: [ValidateCommand.self, ContainsCommand.self]
+    )
+
+    static func main() {
+        do {
+            var command = try parseAsRoot()
+            try command.run()
+        } catch let failure as CLIError {
+            FileHandleText.standardError("geofence: \(failure.message)\n")
+            Glibc.exit(failure.exitStatus)
+        } catch let code as ExitCode {
+            Glibc.exit(code.rawValue)
+        } catch {
+            let status = exitCode(for: error)
+            if status == .success {
+                FileHandleText.standardOutput(fullMessage(for: error) + "\n")
+                Glibc.exit(0)
+            }
+            // Argument errors (ArgumentParser would use 64): the tool's contract is status 2.
+            FileHandleText.standardError(fullMessage(for: error) + "\n")
+            Glibc.exit(2)
+        }
+    }
+}
+
+/// A failure the tool reports in one line and ends with.
+struct CLIError: Error {
+    var message: String
+    var exitStatus: Int32 = 2
+
+    init(_ message: String, exitStatus: Int32 = 2) {
+        self.message = message
+        self.exitStatus = exitStatus
+    }
+}
+
+/// Unbuffered writes of whole messages to the standard streams.
+enum FileHandleText {
+    static func standardError(_ text: String) { write(2, text) }
+    static func standardOutput(_ text: String) { write(1, text) }
+    private static func write(_ fd: Int32, _ text: String) {
+        var bytes = Array(text.utf8)
+        var offset = 0
+        while offset < bytes.count {
+            let n = bytes.withUnsafeMutableBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
+            if n <= 0 { return }
+            offset += n
+        }
+        bytes.removeAll()
+    }
+}
