@@ -1,2 +1,13 @@
-import GeofenceEngine
-print("bench")
+import ArgumentParser
+
+/// `geofence-bench`: the benchmark executable users run and profile.
+/// Each case is a subcommand; see `geofence-bench --help`.
+struct GeofenceBench: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "geofence-bench",
+        abstract: "Benchmarks for geofence-engine (build with -c release).",
+        subcommands: []
+    )
+}
+
+GeofenceBench.main()

@@ -1,0 +1,29 @@
+import Foundation
+import Testing
+
+@Suite("geofence contains")
+struct ContainsCLITests {
+    @Test("answers every row in input order and rejects bad rows with their line")
+    func answersAndRejects() throws {
+        let dir = try CLIRunner.temporaryDirectory()
+        let fences = dir.appendingPathComponent("f.geojson")
+        try """
+            {"type":"FeatureCollection","features":[
+             {"type":"Feature","properties":{"id":"b","radius":100},"geometry":{"type":"Point","coordinates":[10,50]}},
+             {"type":"Feature","id":7,"properties":{},"geometry":{"type":"Polygon","coordinates":[[[9.99,49.99],[10.01,49.99],[10.01,50.01],[9.99,50.01],[9.99,49.99]]]}}
+            ]}
+            """.write(to: fences, atomically: true, encoding: .utf8)
+        let fixes = dir.appendingPathComponent("x.csv")
+        try "lon,device_id,lat,timestamp\n10,d1,50,1000\n10,d1,95,2000\n10,d1,50,never\n11,d1,50,3000\n"
+            .write(to: fixes, atomically: true, encoding: .utf8)
+        let r = try CLIRunner.run(["contains", "--fences", fences.path, "--fixes", fixes.path])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdoutLines == [
+            #"{"row":1,"geofenceIds":["7","b"]}"#,
+            #"{"row":2,"error":"coordinate: line 3: latitude 95.0 is outside [-90, 90]"}"#,
+            #"{"row":3,"error":"parse: line 4: timestamp is neither epoch milliseconds nor ISO-8601 (YYYY-MM-DDTHH:MM:SS[.fff]Z or ±HH:MM)"}"#,
+            #"{"row":4,"geofenceIds":[]}"#,
+        ])
+        #expect(r.stderr.contains("4 row(s) read, 2 answered, 2 rejected (coordinate 1, parse 1)"))
+    }
+}
