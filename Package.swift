@@ -65,12 +65,13 @@ let package = Package(
             ],
             path: "Benchmarks/geofence-bench"
         ),
-        .testTarget(name: "GeofenceGeometryTests", dependencies: ["GeofenceGeometry"]),
-        .testTarget(name: "GeofenceGEOSTests", dependencies: ["GeofenceGEOS", "GeofenceGeometry"]),
+        // Shared helpers for the test targets (seeded random generator); not a product.
+        .target(name: "GeofenceTestSupport", path: "Tests/GeofenceTestSupport"),
+        .testTarget(name: "GeofenceGeometryTests", dependencies: ["GeofenceGeometry", "GeofenceTestSupport"]),
+        .testTarget(name: "GeofenceGEOSTests", dependencies: ["GeofenceGEOS", "GeofenceGeometry", "GeofenceTestSupport"]),
         .testTarget(
             name: "GeofenceEngineTests",
-            dependencies: ["GeofenceEngine"],
-            resources: [.copy("Fixtures")]
+            dependencies: ["GeofenceEngine", "GeofenceTestSupport"]
         ),
         .testTarget(name: "GeofenceCLITests", dependencies: ["geofence"]),
     ],

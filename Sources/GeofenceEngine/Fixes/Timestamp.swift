@@ -81,7 +81,7 @@ public enum TimestampParser {
     @usableFromInline
     static func parseISO(_ p: UnsafePointer<UInt8>, _ start: Int, _ end: Int) -> Result<Int64, Failure> {
         // YYYY-MM-DD[T ]HH:MM:SS[.f+](Z|±HH[:MM])
-        guard end - start >= 20 else { return .failure(.malformed) }
+        guard end - start >= 19 else { return .failure(.malformed) }
         @inline(__always) func digits(_ at: Int, _ n: Int) -> Int? {
             var v = 0
             for k in 0..<n {

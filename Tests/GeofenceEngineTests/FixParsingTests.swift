@@ -1,0 +1,135 @@
+import GeofenceEngine
+import GeofenceTestSupport
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+@Suite("Fix parsing")
+struct FixParsingTests {
+    @Test("timestamps: epoch milliseconds and ISO-8601 with a zone", arguments: [
+        ("1479967200000", Int64(1_479_967_200_000)),
+        ("-1000", Int64(-1000)),
+        ("2016-11-24T06:00:00Z", Int64(1_479_967_200_000)),
+        ("2016-11-24T00:00:00-06:00", Int64(1_479_967_200_000)),
+        ("2016-11-24 07:30:00.250+0130", Int64(1_479_967_200_250)),
+        ("2016-11-24T06:00:00.1234567z", Int64(1_479_967_200_123)),
+        ("2000-02-29T00:00:00+00", Int64(951_782_400_000)),
+        ("1969-12-31T23:59:59.999Z", Int64(-1)),
+        ("2016-12-31T23:59:60Z", Int64(1_483_228_800_000)),
+    ])
+    func timestamps(text: String, expected: Int64) {
+        #expect(TimestampParser.parse(text) == .success(expected))
+    }
+
+    @Test("bad timestamps say why", arguments: [
+        ("", TimestampParser.Failure.empty),
+        ("2016-11-24T06:00:00", .missingZone),
+        ("2016-13-24T06:00:00Z", .outOfRange("month 13")),
+        ("2015-02-29T06:00:00Z", .outOfRange("day 29")),
+        ("2016-11-24T24:00:00Z", .outOfRange("hour 24")),
+        ("2016-11-24T06:00:00Q", .malformed),
+        ("2016-11-24T06:00:00Z junk", .malformed),
+        ("1.5", .malformed),
+        ("yesterday", .malformed),
+    ])
+    func badTimestamps(text: String, failure: TimestampParser.Failure) {
+        #expect(TimestampParser.parse(text) == .failure(failure))
+    }
+
+    @Test("ISO text of a timestamp reads back", arguments: [Int64(0), -1, 1_479_967_200_250, 253_402_300_799_999])
+    func isoRoundTrip(ms: Int64) {
+        #expect(TimestampParser.parse(TimestampParser.iso8601(Timestamp(milliseconds: ms))) == .success(ms))
+    }
+
+    /// The fast decimal parser equals strtod, bit for bit, on random decimal texts.
+    @Test("decimal parsing equals strtod")
+    func decimalsMatchStrtod() {
+        for seed in testSeeds(10) {
+            var rng = SplitMix64(seed: seed)
+            for _ in 0..<5_000 {
+                var text = rng.chance(0.5) ? "-" : ""
+                let intDigits = rng.int(0...6), fracDigits = rng.int(0...20)
+                text += String((0..<max(1, intDigits)).map { _ in Character(String(rng.int(0...9))) })
+                if fracDigits > 0 { text += "." + String((0..<fracDigits).map { _ in Character(String(rng.int(0...9))) }) }
+                if rng.chance(0.2) { text += "e\(rng.int(-30...30))" }
+                let expected = strtod(text, nil)
+                let got = DecimalParser.parse(text)
+                #expect(got?.bitPattern == expected.bitPattern, "seed \(seed): \(text) → \(String(describing: got)) vs \(expected)")
+            }
+        }
+        for bad in ["", "-", ".", "1e", "nan", "inf", "0x10", "1.2.3", "1,5", " 1"] {
+            #expect(DecimalParser.parse(bad) == nil, "\(bad)")
+        }
+    }
+
+    func parseRow(_ line: String, header: String = "device_id,timestamp,lat,lon,accuracy,level") throws -> Result<FixCSVRow, FixCSVRow.Failure> {
+        let h = try Array(header.utf8).withUnsafeBytes { try FixCSVHeader(line: $0) }
+        var row = FixCSVRow()
+        let bytes = Array(line.utf8)
+        let failure = bytes.withUnsafeBufferPointer { row.parse($0.baseAddress!, 0, $0.count, header: h) }
+        return failure.map { .failure($0) } ?? .success(row)
+    }
+
+    @Test("rows: quoted fields, CRLF, spaces, optional columns")
+    func rows() throws {
+        let row = try parseRow("\"dev \"\"1\"\", x\",1000, 30.5 ,-97.25,12.5,-1\r").get()
+        #expect(row.timestamp == 1000 && row.latitude == 30.5 && row.longitude == -97.25)
+        #expect(row.accuracy == 12.5 && row.level == -1)
+        Array("\"dev \"\"1\"\", x\",1000".utf8).withUnsafeBufferPointer { b in
+            #expect(row.deviceID(in: b.baseAddress!) == "dev \"1\", x")
+        }
+        let bare = try parseRow("d,1000,1,2,,").get()
+        #expect(bare.accuracy.isNaN && bare.level == Int.min)
+    }
+
+    @Test("bad rows are parse failures with a reason", arguments: [
+        ("d,1000,1", "row has 3 field(s), the header has 6"),
+        ("d,1000,1,2,3,4,5", "row has 7 field(s), the header has 6"),
+        (",1000,1,2,,", "empty device_id"),
+        ("d,1000,north,2,,", "lat is not a decimal number"),
+        ("d,1000,1,,,", "lon is not a decimal number"),
+        ("d,soon,1,2,,", "neither epoch milliseconds"),
+        ("d,1000,1,2,-3,", "accuracy is not"),
+        ("d,1000,1,2,,2.5", "level is not an integer"),
+        ("\"d,1000,1,2,,", "unterminated quoted field"),
+    ])
+    func badRows(line: String, reason: String) throws {
+        guard case .failure(let f) = try parseRow(line) else { Issue.record("accepted \(line)"); return }
+        #expect(f.reason.contains(reason), "\(line): \(f.reason)")
+    }
+
+    @Test("headers: any order, aliases, BOM; missing columns named", arguments: [
+        ("\u{FEFF}lon,Device_ID,timestamp,lat", true),
+        ("device_id,timestamp,latitude,lng,accuracy,level,extra", true),
+        ("device_id,timestamp,lat", false),
+        ("id,time,lat,lon", false),
+        ("device_id,timestamp,lat,lat,lon", false),
+    ])
+    func headers(line: String, ok: Bool) {
+        let result = Array(line.utf8).withUnsafeBytes { bytes in Result { try FixCSVHeader(line: bytes) } }
+        switch result {
+        case .success: #expect(ok, "\(line)")
+        case .failure(let e): #expect(!ok, "\(line): \(e)")
+        }
+    }
+
+    /// Random bytes never crash the row parser; they parse or fail with a reason.
+    @Test("random garbage rows fail cleanly")
+    func garbage() throws {
+        let h = try Array("device_id,timestamp,lat,lon,accuracy,level".utf8).withUnsafeBytes { try FixCSVHeader(line: $0) }
+        for seed in testSeeds(5) {
+            var rng = SplitMix64(seed: seed)
+            let alphabet = Array("0123456789-+.,eE\"Z T:\r xq".utf8) + [0xFF, 0x00]
+            for _ in 0..<20_000 {
+                let bytes = (0..<rng.int(0...60)).map { _ in alphabet[rng.int(0...(alphabet.count - 1))] }
+                var row = FixCSVRow()
+                let failure = bytes.withUnsafeBufferPointer { b in
+                    b.baseAddress.map { row.parse($0, 0, b.count, header: h) } ?? .emptyDeviceID
+                }
+                if let failure { #expect(!failure.reason.isEmpty, "seed \(seed)") }
+            }
+        }
+    }
+}
