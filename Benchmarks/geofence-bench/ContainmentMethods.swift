@@ -1,0 +1,69 @@
+import GeofenceEngine
+import GeofenceGEOS
+
+/// The ways the benchmark answers "which fences contain each fix", all exact.
+enum ContainmentMethod: String, CaseIterable {
+    /// The engine: packed R-tree + Swift circles + per-thread GEOS locators.
+    case engine
+    /// The slow twin: every fence's boxes scanned for every fix.
+    case brute
+    /// The naive GEOS C-API path: GEOS STRtree + a point geometry per fix + prepared covers.
+    case geos
+}
+
+/// Runs one method over a range of fixes on one thread, accumulating the pair checksum.
+final class ContainmentWorker {
+    let world: PeerWorld
+    let method: ContainmentMethod
+    private let evaluator: ContainmentEvaluator
+    private let naive: NaiveGEOSContainment?
+    private var buffer: [Int32] = []
+
+    init(world: PeerWorld, method: ContainmentMethod) throws {
+        self.world = world
+        self.method = method
+        evaluator = try ContainmentEvaluator(fenceSet: world.fenceSet)
+        if method == .geos {
+            let set = world.fenceSet
+            var items: [(box: BoundingBox, polygon: MultiPolygon?)] = []
+            for fence in set.fences {
+                let box = fence.boundingBoxes.reduce(BoundingBox.empty) { $0.union($1) }
+                if case .polygon(let shape) = fence.shape { items.append((box, shape)) } else { items.append((box, nil)) }
+            }
+            naive = try NaiveGEOSContainment(context: try GEOSContext(), items: items)
+        } else {
+            naive = nil
+        }
+    }
+
+    /// Tests fixes `range` and returns their checksum.
+    func run(_ range: Range<Int>) throws -> PairChecksum {
+        var sum = PairChecksum()
+        let fixes = world.fixes
+        let fileIndex = world.fileIndexOfSlot
+        for i in range {
+            let lat = fixes[2 * i], lon = fixes[2 * i + 1]
+            switch method {
+            case .engine:
+                for slot in try evaluator.containing(latitude: lat, longitude: lon, level: nil) {
+                    sum.add(fix: i, fence: fileIndex[slot])
+                }
+            case .brute:
+                for slot in try evaluator.containingByScan(latitude: lat, longitude: lon, level: nil) {
+                    sum.add(fix: i, fence: fileIndex[slot])
+                }
+            case .geos:
+                buffer.removeAll(keepingCapacity: true)
+                try naive!.query(latitude: lat, longitude: lon, into: &buffer)
+                for slot in buffer {
+                    let s = Int(slot)
+                    if world.fenceSet.fences[s].shape.isCircle {
+                        guard try evaluator.covers(slot: s, latitude: lat, longitude: lon) else { continue }
+                    }
+                    sum.add(fix: i, fence: fileIndex[s])
+                }
+            }
+        }
+        return sum
+    }
+}

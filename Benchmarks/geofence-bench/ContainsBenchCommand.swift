@@ -1,0 +1,98 @@
+import ArgumentParser
+import GeofenceEngine
+
+/// `geofence-bench contains`: the scriptable containment case, one JSON line per run.
+struct ContainsBenchCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "contains",
+        abstract: "Time containment (fixes → containing fences) on a fence file and a gen.py fixes file.",
+        discussion: """
+            Prints one JSON line: {"case":"contains","method":..,"fences":F,"fixes":N,"threads":T,
+            "seconds":<median>,"fixesPerSecond":..,"pairs":..,"checksum":"<16 hex>"}. Loading and
+            index build are excluded from "seconds" and reported as "loadSeconds"/"buildSeconds".
+            The checksum is the peers' (../shared/peers/common.h), so answers can be compared
+            with Shapely's and the C grid's exactly.
+            """
+    )
+
+    @Option(help: "GeoJSON fences (e.g. fences_10000.geojson from gen.py).")
+    var fences: String
+
+    @Option(help: "Fixes: little-endian f64 (lat, lon) pairs (e.g. fixes_1000000.f64).")
+    var fixes: String
+
+    @Option(help: "Worker threads.")
+    var threads = 1
+
+    @Option(help: "Timed repeats; the median is reported.")
+    var repeats = 3
+
+    @Option(help: "Method: engine, brute (slow twin) or geos (naive GEOS C API).")
+    var method = "engine"
+
+    @Option(help: "Test only the first N fixes.")
+    var limit: Int?
+
+    func run() throws {
+        guard let method = ContainmentMethod(rawValue: method) else {
+            throw ValidationError("--method must be one of \(ContainmentMethod.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        guard threads >= 1, repeats >= 1 else { throw ValidationError("--threads and --repeats must be >= 1") }
+        var world: PeerWorld! = nil
+        let load = try Measure.time { world = try PeerWorld.load(fences: fences, fixes: self.fixes, limit: limit) }
+        let result = try ContainmentRun.measure(world: world, method: method, threads: threads, repeats: repeats)
+        print(result.jsonLine(fences: world.fenceSet.count, loadSeconds: load))
+    }
+}
+
+/// One measured containment run: median seconds over repeats, and the checksum.
+struct ContainmentRun {
+    var method: ContainmentMethod
+    var fixes: Int
+    var threads: Int
+    var seconds: Double
+    var firstSeconds: Double
+    var checksum: PairChecksum
+
+    var fixesPerSecond: Double { Double(fixes) / seconds }
+
+    /// Runs `method` over all fixes `repeats` times on `threads` threads. Per-thread workers
+    /// (evaluators, GEOS state) are made before timing; the first repeat includes the lazy
+    /// locator builds and is reported apart.
+    static func measure(world: PeerWorld, method: ContainmentMethod, threads: Int, repeats: Int) throws -> ContainmentRun {
+        let workers = try (0..<threads).map { _ in try ContainmentWorker(world: world, method: method) }
+        let n = world.fixCount
+        var times: [Double] = []
+        var checksum = PairChecksum()
+        for _ in 0..<repeats {
+            let parts = DisjointSlots<PairChecksum?>(repeating: nil, count: threads)
+            let failure = DisjointSlots<String?>(repeating: nil, count: threads)
+            let boxed = WorkerBox(workers)
+            let t = Measure.time {
+                ParallelWorkers.run(count: threads, threads: threads) { k, _ in
+                    let range = (n * k / threads)..<(n * (k + 1) / threads)
+                    do { parts[k] = try boxed.workers[k].run(range) } catch { failure[k] = "\(error)" }
+                }
+            }
+            if let message = failure.storage.compactMap({ $0 }).first { throw BenchError(message) }
+            checksum = parts.storage.reduce(into: PairChecksum()) { $0.merge($1!) }
+            times.append(t)
+        }
+        let timed = times.count > 1 ? Array(times.dropFirst()) : times
+        return ContainmentRun(
+            method: method, fixes: n, threads: threads, seconds: Measure.median(timed), firstSeconds: times[0], checksum: checksum)
+    }
+
+    func jsonLine(fences: Int, loadSeconds: Double) -> String {
+        #"{"case":"contains","method":"\#(method.rawValue)","fences":\#(fences),"fixes":\#(fixes),"threads":\#(threads),"#
+            + #""seconds":\#(seconds),"firstSeconds":\#(firstSeconds),"fixesPerSecond":\#(Int(fixesPerSecond)),"#
+            + #""pairs":\#(checksum.pairs),"checksum":"\#(checksum.hex)","loadSeconds":\#(loadSeconds),"#
+            + #""peakRSSMiB":\#(Measure.peakRSSMiB()),"load1":\#(Measure.loadAverage())}"#
+    }
+}
+
+/// Hands the per-thread workers to the worker threads (each uses only its own).
+final class WorkerBox: @unchecked Sendable {
+    let workers: [ContainmentWorker]
+    init(_ workers: [ContainmentWorker]) { self.workers = workers }
+}

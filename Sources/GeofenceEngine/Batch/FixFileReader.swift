@@ -1,0 +1,96 @@
+/// A fix file that cannot be read: missing, unreadable, empty, or without the needed columns.
+public struct FixFileError: Error, Hashable, Sendable, CustomStringConvertible {
+    public var path: String
+    public var reason: String
+    public var description: String { "\(path): \(reason)" }
+}
+
+/// Reads a fix CSV in large blocks and parses each block on several threads.
+///
+/// Line numbers are 1-based and count every physical line (the header is line 1), so a
+/// rejected row can be found with `sed -n <line>p`.
+final class FixFileReader {
+    let path: String
+    let header: FixCSVHeader
+    private let reader: LineBlockReader
+    /// The data after the header in the first block, not yet handed out.
+    private var firstBlockRest: UnsafeRawBufferPointer?
+    private var nextLine = 2
+
+    /// Opens the file and reads its header.
+    init(path: String, blockSize: Int = 8 << 20) throws(FixFileError) {
+        self.path = path
+        do {
+            reader = try LineBlockReader(path: path, blockSize: blockSize)
+        } catch {
+            throw FixFileError(path: path, reason: error.reason)
+        }
+        let first: UnsafeRawBufferPointer?
+        do { first = try reader.nextBlock() } catch { throw FixFileError(path: path, reason: error.reason) }
+        guard let first, first.count > 0 else {
+            throw FixFileError(path: path, reason: "empty file (expected a header line naming at least device_id,timestamp,lat,lon)")
+        }
+        let bytes = first.bindMemory(to: UInt8.self)
+        var end = 0
+        while end < bytes.count && bytes[end] != 0x0A { end += 1 }
+        do {
+            header = try FixCSVHeader(line: UnsafeRawBufferPointer(rebasing: first[0..<end]))
+        } catch {
+            throw FixFileError(path: path, reason: "line 1: \(error.reason)")
+        }
+        firstBlockRest = end + 1 < first.count ? UnsafeRawBufferPointer(rebasing: first[(end + 1)...]) : nil
+    }
+
+    /// Bytes read from the file so far.
+    var bytesRead: Int { reader.bytesRead }
+
+    /// The next block's rows, parsed in `threads` slices (in file order), or nil at the end.
+    /// The slices' `firstLine` are absolute line numbers.
+    func nextSlices(threads: Int, policy: FixRowPolicy) throws(FixFileError) -> [ParsedSlice]? {
+        let block: UnsafeRawBufferPointer
+        if let rest = firstBlockRest {
+            block = rest
+            firstBlockRest = nil
+        } else {
+            do {
+                guard let next = try reader.nextBlock() else { return nil }
+                block = next
+            } catch {
+                throw FixFileError(path: path, reason: error.reason)
+            }
+        }
+        let p = block.baseAddress!.assumingMemoryBound(to: UInt8.self)
+        let bounds = Self.sliceBounds(p, count: block.count, parts: block.count < 1 << 16 ? 1 : threads)
+        let header = self.header
+        let results = DisjointSlots<ParsedSlice?>(repeating: nil, count: bounds.count)
+        let base = SendablePointer(p)
+        ParallelWorkers.run(count: bounds.count, threads: threads) { i, _ in
+            results[i] = ParsedSlice.parse(base.pointer, bounds[i].0, bounds[i].1, header: header, policy: policy)
+        }
+        var slices = results.storage.map { $0! }
+        for i in slices.indices {
+            slices[i].firstLine = nextLine
+            nextLine += slices[i].lineCount
+        }
+        return slices
+    }
+
+    /// Cuts `[0, count)` into up to `parts` ranges of whole lines.
+    static func sliceBounds(_ p: UnsafePointer<UInt8>, count: Int, parts: Int) -> [(Int, Int)] {
+        var bounds: [(Int, Int)] = []
+        var start = 0
+        for k in 1...max(1, parts) where start < count {
+            var end = k == parts ? count : max(start + 1, count * k / parts)
+            while end < count && p[end - 1] != 0x0A { end += 1 }  // end just after a line break
+            bounds.append((start, end))
+            start = end
+        }
+        return bounds
+    }
+}
+
+/// A raw pointer handed to worker threads that only read through it.
+struct SendablePointer: @unchecked Sendable {
+    let pointer: UnsafePointer<UInt8>
+    init(_ pointer: UnsafePointer<UInt8>) { self.pointer = pointer }
+}

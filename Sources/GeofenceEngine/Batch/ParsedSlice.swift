@@ -1,0 +1,153 @@
+/// What one thread made of one slice of lines: accepted fixes (device indices local to the
+/// slice's own interner), rejected rows, and line counts.
+struct ParsedSlice {
+    struct Rejection {
+        var relativeLine: Int32
+        var reason: RejectionReason
+        var message: String
+    }
+
+    var interner = DeviceInterner()
+    var device: [UInt32] = []
+    var timestamp: [Int64] = []
+    var latitude: [Double] = []
+    var longitude: [Double] = []
+    var accuracy: [Float] = []
+    var level: [Int32] = []
+    /// 0-based line of each accepted row within the slice.
+    var relativeLine: [Int32] = []
+    var rejections: [Rejection] = []
+    /// Lines in the slice, blank ones included.
+    var lineCount = 0
+    var blankLines = 0
+    /// Rows that belong to other shards (not read by this process).
+    var otherShardRows = 0
+    /// Absolute line number of the slice's first line (set by the reader).
+    var firstLine = 0
+
+    var rowCount: Int { device.count }
+}
+
+/// Limits applied while parsing rows, before any state is touched.
+public struct FixRowPolicy: Sendable {
+    /// Rows with a larger accuracy (metres) are rejected with reason `accuracy`.
+    public var maxAccuracy: Double
+    public var shard: ShardSpec
+
+    public init(maxAccuracy: Double = 1_000, shard: ShardSpec = .all) {
+        self.maxAccuracy = maxAccuracy
+        self.shard = shard
+    }
+}
+
+extension ParsedSlice {
+    /// Parses the lines of `p[start ..< end]` (whole lines; the last may lack its break).
+    ///
+    /// - Complexity: O(bytes); allocation only as the column arrays grow and for new devices.
+    static func parse(
+        _ p: UnsafePointer<UInt8>, _ start: Int, _ end: Int, header: FixCSVHeader, policy: FixRowPolicy
+    ) -> ParsedSlice {
+        var slice = ParsedSlice()
+        let estimate = (end - start) / 40 + 16
+        slice.device.reserveCapacity(estimate)
+        slice.timestamp.reserveCapacity(estimate)
+        slice.latitude.reserveCapacity(estimate)
+        slice.longitude.reserveCapacity(estimate)
+        slice.accuracy.reserveCapacity(estimate)
+        slice.level.reserveCapacity(estimate)
+        slice.relativeLine.reserveCapacity(estimate)
+        var row = FixCSVRow()
+        var unquoted: [UInt8] = []
+        // The previous accepted device: consecutive rows of one device skip hashing.
+        var lastStart = 0, lastEnd = 0, lastIndex: UInt32 = 0, lastHash: UInt64 = 0
+        var haveLast = false
+        var lineStart = start
+        var line: Int32 = 0
+        while lineStart < end {
+            var lineEnd = lineStart
+            while lineEnd < end && p[lineEnd] != 0x0A { lineEnd += 1 }
+            defer {
+                lineStart = lineEnd + 1
+                line += 1
+            }
+            if lineEnd == lineStart || (lineEnd - lineStart == 1 && p[lineStart] == 0x0D) {
+                slice.blankLines += 1
+                continue
+            }
+            let failure = row.parse(p, lineStart, lineEnd, header: header)
+            // The device id (unquoted) and its hash decide the shard, even for bad rows.
+            let idStart = row.deviceStart, idEnd = row.deviceEnd
+            if failure == nil && row.deviceQuoted {
+                unquoted.removeAll(keepingCapacity: true)
+                var k = idStart
+                while k < idEnd {
+                    unquoted.append(p[k])
+                    k += p[k] == UInt8(ascii: "\"") ? 2 : 1
+                }
+            }
+            var hash: UInt64 = 0
+            let sameAsLast = failure == nil && !row.deviceQuoted && haveLast && idEnd - idStart == lastEnd - lastStart
+                && memcmp(p + idStart, p + lastStart, idEnd - idStart) == 0
+            if sameAsLast {
+                hash = lastHash
+            } else if failure == nil || (row.deviceEnd > row.deviceStart && row.deviceEnd <= lineEnd) {
+                var h = FNV1a()
+                if failure == nil && row.deviceQuoted {
+                    for b in unquoted { h.add(b) }
+                } else {
+                    for k in idStart..<idEnd { h.add(p[k]) }
+                }
+                hash = h.value
+            } else {
+                hash = 0  // no device id at all: the row is attributed to shard 0
+            }
+            guard policy.shard.contains(hash: hash) else {
+                slice.otherShardRows += 1
+                continue
+            }
+            if let failure {
+                slice.rejections.append(Rejection(relativeLine: line, reason: .parse, message: failure.reason))
+                continue
+            }
+            if let reason = Coordinate(latitude: row.latitude, longitude: row.longitude).invalidReason {
+                slice.rejections.append(Rejection(relativeLine: line, reason: .coordinate, message: reason))
+                continue
+            }
+            if row.accuracy > policy.maxAccuracy {
+                slice.rejections.append(Rejection(
+                    relativeLine: line, reason: .accuracy,
+                    message: "accuracy \(row.accuracy) m is worse than the maximum \(policy.maxAccuracy) m"))
+                continue
+            }
+            let index: UInt32
+            if sameAsLast {
+                index = lastIndex
+            } else if row.deviceQuoted {
+                index = unquoted.withUnsafeBufferPointer { u in
+                    slice.interner.intern(u.baseAddress ?? p, 0, u.count, hash: hash)
+                }
+                haveLast = false
+            } else {
+                index = slice.interner.intern(p, idStart, idEnd, hash: hash)
+                lastStart = idStart; lastEnd = idEnd; lastIndex = index; lastHash = hash
+                haveLast = true
+            }
+            slice.device.append(index)
+            slice.timestamp.append(row.timestamp)
+            slice.latitude.append(row.latitude)
+            slice.longitude.append(row.longitude)
+            slice.accuracy.append(Float(row.accuracy))
+            // Levels have at most 9 digits (FixCSVRow), so they fit in an Int32.
+            slice.level.append(row.level == Int.min ? Int32.min : Int32(row.level))
+            slice.relativeLine.append(line)
+        }
+        slice.lineCount = Int(line)
+        return slice
+    }
+}
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif

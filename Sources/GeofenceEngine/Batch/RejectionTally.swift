@@ -1,0 +1,62 @@
+/// Why a fix row was not processed.
+public enum RejectionReason: String, CaseIterable, Hashable, Sendable, Codable, Comparable {
+    /// The row could not be read (bad number, bad timestamp, wrong field count, …).
+    case parse
+    /// Latitude or longitude non-finite or out of range.
+    case coordinate
+    /// Horizontal accuracy worse than `maxAccuracy`.
+    case accuracy
+    /// With sorted input: the row breaks the device/time order.
+    case order
+
+    public static func < (a: Self, b: Self) -> Bool {
+        allCases.firstIndex(of: a)! < allCases.firstIndex(of: b)!
+    }
+}
+
+/// Counts of rejected rows by reason, with the first few line numbers and messages of each.
+public struct RejectionTally: Hashable, Sendable {
+    /// How many examples (line numbers and messages) are kept per reason.
+    public static let examplesKept = 5
+
+    public struct Example: Hashable, Sendable {
+        public var line: Int
+        public var message: String
+    }
+
+    public private(set) var counts: [RejectionReason: Int] = [:]
+    public private(set) var examples: [RejectionReason: [Example]] = [:]
+
+    public init() {}
+
+    /// Total rejected rows.
+    public var total: Int { counts.values.reduce(0, +) }
+
+    /// Records one rejected row.
+    public mutating func add(_ reason: RejectionReason, line: Int, message: @autoclosure () -> String) {
+        counts[reason, default: 0] += 1
+        if examples[reason, default: []].count < Self.examplesKept {
+            examples[reason, default: []].append(Example(line: line, message: message()))
+        }
+    }
+
+    /// Adds another tally whose rows all come after this one's in the file.
+    public mutating func merge(_ other: RejectionTally) {
+        for (reason, n) in other.counts { counts[reason, default: 0] += n }
+        for (reason, list) in other.examples {
+            let room = Self.examplesKept - examples[reason, default: []].count
+            if room > 0 { examples[reason, default: []].append(contentsOf: list.prefix(room)) }
+        }
+    }
+
+    /// `parse 3 (lines 4, 7, 9), coordinate 1 (line 12)`, or "none".
+    public var summary: String {
+        let parts = RejectionReason.allCases.compactMap { reason -> String? in
+            guard let n = counts[reason], n > 0 else { return nil }
+            let lines = examples[reason, default: []].map { String($0.line) }
+            let more = n > lines.count ? ", …" : ""
+            return "\(reason.rawValue) \(n) (line\(lines.count == 1 ? "" : "s") \(lines.joined(separator: ", "))\(more))"
+        }
+        return parts.isEmpty ? "none" : parts.joined(separator: ", ")
+    }
+}
