@@ -193,9 +193,9 @@ struct TrackerScenarioTests {
             #expect(events.isEmpty)
             #expect(tracker.snapshot() == before)
         }
-        #expect(tracker.update(FixObservation(fix: F.fix(5, east: 0), nearby: []), appendingTo: &Self.scratch)?.reason == .order)
+        var events: [GeofenceEvent] = []
+        #expect(tracker.update(FixObservation(fix: F.fix(5, east: 0), nearby: []), appendingTo: &events)?.reason == .order)
     }
-    nonisolated(unsafe) static var scratch: [GeofenceEvent] = []
 
     @Test("the buffer to ask for: max tolerance × radius, plus accuracy with accuracyBuffer")
     func buffers() throws {
