@@ -1,0 +1,141 @@
+import GeofenceGEOS
+
+/// What every tracker of one fence set and one configuration shares: the fences, the
+/// configuration, and per-fence numbers worked out once (thresholds, dwell times).
+///
+/// Immutable and `Sendable`: build one and give it to every ``DeviceTracker`` (a tracker
+/// holds one reference, so 10,000 trackers cost no copies of fence data).
+public final class TrackerContext: Sendable {
+    public let fenceSet: FenceSet
+    public let configuration: TrackerConfiguration
+
+    /// By slot: metres beyond the fence's edge that still count as inside while reported
+    /// outside (`enterTolerance × radius`) and while reported inside (`exitTolerance × radius`).
+    let enterReach: [Double]
+    let exitReach: [Double]
+    /// By slot: dwell time in ms, 0 = disabled (fence `dwellSeconds`, else the default).
+    let dwellMilliseconds: [Int64]
+    /// `max(enterTolerance, exitTolerance) × the largest radius`.
+    let maximumReach: Double
+    /// By slot: the fence's id and level (`FenceSet.noLevel` for none). Copies of the set's
+    /// own arrays, so the per-fix path reads one array instead of copying the `FenceSet`
+    /// struct (a dozen reference counts) out of the context.
+    let fenceIDs: [String]
+    let levels: [Int]
+    let levelFences: Bool
+    let globalFences: Bool
+
+    let ignoreMilliseconds: Int64
+    let presenceMilliseconds: Int64?
+    let stopMilliseconds: Int64
+    let membershipTTLMilliseconds: Int64?
+    /// Chord lengths on the unit sphere of `stopRadius` and `2 × stopRadius`.
+    let stopChord: Double
+    let stopPruneChord: Double
+
+    /// - Throws: ``TrackerConfigurationError`` when a value is out of range.
+    /// - Complexity: O(n) for n fences.
+    public init(fenceSet: FenceSet, configuration: TrackerConfiguration = TrackerConfiguration()) throws(TrackerConfigurationError) {
+        try configuration.validate()
+        self.fenceSet = fenceSet
+        self.configuration = configuration
+        var enter: [Double] = [], exit: [Double] = [], dwell: [Int64] = []
+        enter.reserveCapacity(fenceSet.count)
+        exit.reserveCapacity(fenceSet.count)
+        dwell.reserveCapacity(fenceSet.count)
+        var largest = 0.0
+        for fence in fenceSet.fences {
+            let radius = fence.radius
+            largest = Swift.max(largest, radius)
+            enter.append(configuration.enterTolerance * radius)
+            exit.append(configuration.exitTolerance * radius)
+            // A fence's own dwellSeconds wins; 0, a negative or a non-number disables dwell.
+            let seconds = fence.dwellSeconds ?? configuration.dwell
+            let usable = seconds.isFinite && seconds > 0
+            // At least 1 ms: a positive dwell must not round to "disabled".
+            let milliseconds = TrackerConfiguration.milliseconds(Swift.min(seconds, TrackerConfiguration.longestDuration))
+            dwell.append(usable ? Swift.max(1, milliseconds) : 0)
+        }
+        enterReach = enter
+        exitReach = exit
+        dwellMilliseconds = dwell
+        maximumReach = Swift.max(configuration.enterTolerance, configuration.exitTolerance) * largest
+        fenceIDs = fenceSet.fences.map(\.id)
+        levels = fenceSet.levels
+        levelFences = configuration.levelFences
+        globalFences = configuration.globalFences
+        ignoreMilliseconds = TrackerConfiguration.milliseconds(configuration.ignorePeriod)
+        presenceMilliseconds = configuration.presenceInterval.map(TrackerConfiguration.milliseconds)
+        stopMilliseconds = TrackerConfiguration.milliseconds(configuration.stopSeconds)
+        membershipTTLMilliseconds = configuration.membershipTTL.map(TrackerConfiguration.milliseconds)
+        stopChord = 2 * _sin(configuration.stopRadius / (2 * Sphere.radius))
+        stopPruneChord = 2 * _sin(Swift.min(configuration.stopRadius / Sphere.radius, Double.pi / 2))
+    }
+
+    /// True when the fence in `slot` takes part for a fix on `level` (semantics §2, with the
+    /// configuration's switches).
+    @inline(__always)
+    func levelMatches(slot: Int, level: Int?) -> Bool {
+        let fenceLevel = levels[slot]
+        if fenceLevel == FenceSet.noLevel { return globalFences }
+        guard levelFences, let level else { return false }
+        return level == fenceLevel
+    }
+
+    /// The extra metres a fix's accuracy adds to every threshold: the accuracy when
+    /// `accuracyBuffer` is on, else 0.
+    @inline(__always)
+    func accuracyAllowance(_ accuracy: Double?) -> Double {
+        guard configuration.accuracyBuffer, let accuracy, accuracy > 0 else { return 0 }
+        return accuracy
+    }
+
+    /// The buffer to ask containment for, for the fence in `slot` and a fix of this accuracy:
+    /// `max(enterTolerance, exitTolerance) × radius`, plus the accuracy when
+    /// `accuracyBuffer` is on. With tolerances 0 and no accuracy buffer it is 0, and the
+    /// observation is exactly the containing fences.
+    @inline(__always)
+    public func buffer(slot: Int, accuracy: Double?) -> Double {
+        Swift.max(enterReach[slot], exitReach[slot]) + accuracyAllowance(accuracy)
+    }
+
+    /// The largest ``buffer(slot:accuracy:)`` over the set, for the index's box pre-check.
+    @inline(__always)
+    public func maximumBuffer(accuracy: Double?) -> Double {
+        maximumReach + accuracyAllowance(accuracy)
+    }
+
+    /// True when the tracker will reject the fix whatever its state (`coordinate` or
+    /// `accuracy`); the reason, or nil. (`order` depends on the tracker.)
+    public func rejection(of fix: Fix) -> TrackerRejection? {
+        let lat = fix.latitude, lon = fix.longitude
+        guard lat.isFinite, lon.isFinite, lat >= -90, lat <= 90, lon >= -180, lon <= 180 else {
+            return .coordinate(latitude: lat, longitude: lon)
+        }
+        if let accuracy = fix.accuracy, !(accuracy >= 0 && accuracy <= configuration.maxAccuracy) {
+            return .accuracy(accuracy, maximum: configuration.maxAccuracy)
+        }
+        return nil
+    }
+
+    /// The observation of `fix`: the geometry step, on the caller's thread and evaluator
+    /// (which must be built on this context's fence set). A fix the tracker will reject
+    /// anyway gets an empty list without a query.
+    public func observe(_ fix: Fix, using evaluator: ContainmentEvaluator) throws(GEOSError) -> FixObservation {
+        if rejection(of: fix) != nil { return FixObservation(fix: fix, nearby: []) }
+        let allowance = accuracyAllowance(fix.accuracy)
+        let nearby = try evaluator.fencesWithin(
+            latitude: fix.latitude, longitude: fix.longitude, level: fix.level,
+            options: configuration.containmentOptions, maximumBuffer: maximumReach + allowance,
+            buffer: { slot in Swift.max(self.enterReach[slot], self.exitReach[slot]) + allowance })
+        return FixObservation(fix: fix, nearby: nearby)
+    }
+}
+
+#if canImport(Glibc)
+import Glibc
+@inline(__always) func _sin(_ x: Double) -> Double { Glibc.sin(x) }
+#elseif canImport(Darwin)
+import Darwin
+@inline(__always) func _sin(_ x: Double) -> Double { Darwin.sin(x) }
+#endif

@@ -1,0 +1,156 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Writes snapshots atomically and reads them back with clear errors.
+///
+/// File format: one header line of JSON —
+/// `{"format":"geofence-engine snapshot","kind":"device","version":1,"bytes":N,"fnv1a64":"…"}` —
+/// then the snapshot as N bytes of JSON and a line break. The header says what the file
+/// holds before anything is decoded (so a wrong version is named as such), the length tells
+/// a truncated file from a damaged one, and the FNV-1a checksum catches damage that still
+/// parses.
+///
+/// Writing: to `<path>.tmp-<pid>` in the same directory, `fsync`, `rename` over `path`, then
+/// `fsync` of the directory. A crash at any point leaves either the previous snapshot or the
+/// new one at `path`, never a torn one; a stale temporary file is harmless (the next write
+/// of the same process replaces it, and reading never looks at it).
+public enum SnapshotStore {
+    static let format = "geofence-engine snapshot"
+
+    struct Header: Codable {
+        var format: String
+        var kind: String
+        var version: Int
+        var bytes: Int
+        var fnv1a64: String
+    }
+
+    /// The temporary file a write of this process uses for `path`.
+    public static func temporaryPath(for path: String) -> String { "\(path).tmp-\(getpid())" }
+
+    /// Writes `snapshot` to `path` atomically.
+    /// - Throws: ``SnapshotError`` (`io`) naming the file and the failing step.
+    public static func write<S: VersionedSnapshot>(_ snapshot: S, to path: String) throws(SnapshotError) {
+        try write(snapshot, to: path, crashAfterBytes: nil)
+    }
+
+    /// `write`, with a test hook: stop (as a crash would) after writing `crashAfterBytes`
+    /// bytes of the temporary file, leaving it behind, and throw.
+    static func write<S: VersionedSnapshot>(_ snapshot: S, to path: String, crashAfterBytes: Int?) throws(SnapshotError) {
+        func fail(_ what: String) -> SnapshotError {
+            SnapshotError(path: path, problem: .io("\(what): \(String(cString: strerror(errno)))"))
+        }
+        let payload: [UInt8]
+        do {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys]
+            payload = Array(try encoder.encode(snapshot))
+        } catch {
+            throw SnapshotError(path: path, problem: .io("cannot encode the snapshot: \(error)"))
+        }
+        let header = "{\"format\":\"\(format)\",\"kind\":\"\(S.kind)\",\"version\":\(snapshot.version),"
+            + "\"bytes\":\(payload.count),\"fnv1a64\":\"\(hex(fnv1a64(payload[...])))\"}\n"
+        let bytes = Array(header.utf8) + payload + [0x0A]
+        let temporary = temporaryPath(for: path)
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        guard fd >= 0 else { throw fail("cannot create \(temporary)") }
+        let limit = crashAfterBytes.map { Swift.min($0, bytes.count) } ?? bytes.count
+        var offset = 0
+        while offset < limit {
+            let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, limit - offset) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                let error = fail("cannot write \(temporary)")
+                close(fd)
+                unlink(temporary)
+                throw error
+            }
+            offset += n
+        }
+        if crashAfterBytes != nil {
+            close(fd)
+            throw SnapshotError(path: path, problem: .io("simulated crash after \(limit) bytes"))
+        }
+        guard fsync(fd) == 0 else {
+            let error = fail("cannot flush \(temporary)")
+            close(fd)
+            unlink(temporary)
+            throw error
+        }
+        close(fd)
+        guard rename(temporary, path) == 0 else {
+            let error = fail("cannot rename \(temporary) to \(path)")
+            unlink(temporary)
+            throw error
+        }
+        // Make the rename itself durable.
+        let directory = (path as NSString).deletingLastPathComponent
+        let dirFD = open(directory.isEmpty ? "." : directory, O_RDONLY)
+        if dirFD >= 0 {
+            _ = fsync(dirFD)
+            close(dirFD)
+        }
+    }
+
+    /// Reads a snapshot of type `S` from `path`.
+    /// - Throws: ``SnapshotError`` naming the file: `io` (cannot read), `truncated` (ends
+    ///   early), `wrongVersion` (names both versions), `corrupt` (anything else wrong).
+    public static func read<S: VersionedSnapshot>(_ type: S.Type, from path: String) throws(SnapshotError) -> S {
+        func corrupt(_ detail: String) -> SnapshotError { SnapshotError(path: path, problem: .corrupt(detail)) }
+        func truncated(_ detail: String) -> SnapshotError { SnapshotError(path: path, problem: .truncated(detail)) }
+        let bytes: [UInt8]
+        do { bytes = try FileBytes.read(path) } catch {
+            throw SnapshotError(path: path, problem: .io(error.reason))
+        }
+        if bytes.isEmpty { throw truncated("the file is empty") }
+        guard let newline = bytes.firstIndex(of: 0x0A) else {
+            throw bytes.count < 200 && bytes.first == UInt8(ascii: "{")
+                ? truncated("the header line is incomplete (\(bytes.count) bytes, no line break)")
+                : corrupt("no header line (not a snapshot file)")
+        }
+        let header: Header
+        do { header = try JSONDecoder().decode(Header.self, from: Data(bytes[..<newline])) } catch {
+            throw corrupt("the first line is not a snapshot header")
+        }
+        guard header.format == format else { throw corrupt("format is \(JSONWriter.quoted(header.format)), not \(JSONWriter.quoted(format))") }
+        guard header.kind == S.kind else { throw corrupt("it holds a \(header.kind) snapshot, not a \(S.kind) snapshot") }
+        guard header.version == S.currentVersion else {
+            throw SnapshotError(path: path, problem: .wrongVersion(found: header.version, expected: S.currentVersion))
+        }
+        let body = bytes[(newline + 1)...]
+        guard header.bytes >= 0 else { throw corrupt("negative payload length") }
+        guard body.count >= header.bytes else {
+            throw truncated("the header announces \(header.bytes) bytes of snapshot, the file holds \(body.count)")
+        }
+        let payload = body.prefix(header.bytes)
+        guard hex(fnv1a64(payload)) == header.fnv1a64 else { throw corrupt("checksum mismatch (the content was damaged)") }
+        let value: S
+        do { value = try JSONDecoder().decode(S.self, from: Data(payload)) } catch {
+            throw corrupt("cannot decode the \(S.kind) snapshot: \(error)")
+        }
+        guard value.version == header.version else {
+            throw corrupt("header says version \(header.version), the snapshot \(value.version)")
+        }
+        return value
+    }
+
+    /// 64-bit FNV-1a of the bytes.
+    static func fnv1a64(_ bytes: ArraySlice<UInt8>) -> UInt64 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for b in bytes {
+            hash ^= UInt64(b)
+            hash = hash &* 0x0000_0100_0000_01b3
+        }
+        return hash
+    }
+
+    static func hex(_ value: UInt64) -> String {
+        let digits = String(value, radix: 16)
+        return String(repeating: "0", count: 16 - digits.count) + digits
+    }
+}

@@ -1,0 +1,52 @@
+/// The current POI rule (semantics §6): among the entered fences, the first by rank
+/// ascending, then radius ascending (a polygon's is its minimum enclosing circle's), then a
+/// third key, then id ascending. Total and deterministic.
+///
+/// The third key is the most recent entry (later entry time first) after fixes and
+/// entry/exit signals, and the smaller distance from the fix to the fence's centre (the
+/// circle's centre, or the polygon's minimum enclosing circle's) after a nearby
+/// recalculation — the edge distance is 0 for every fence containing the fix, so it could
+/// not break a tie.
+extension PlacesState {
+    /// The current POI after an entry or exit.
+    /// - Complexity: O(e).
+    static func currentByEntry(_ entered: [Entry], fences: FenceSet) -> Int32? {
+        var best: Entry? = nil
+        for entry in entered {
+            guard let b = best else { best = entry; continue }
+            let a = fences.fences[Int(entry.slot)], c = fences.fences[Int(b.slot)]
+            if a.rank != c.rank {
+                if a.rank < c.rank { best = entry }
+            } else if a.radius != c.radius {
+                if a.radius < c.radius { best = entry }
+            } else if entry.since != b.since {
+                if entry.since > b.since { best = entry }
+            } else if entry.slot < b.slot {
+                best = entry
+            }
+        }
+        return best?.slot
+    }
+
+    /// The current POI after a nearby recalculation from `position`.
+    /// - Complexity: O(e).
+    static func currentByDistance(_ entered: [Entry], from position: Coordinate, fences: FenceSet) -> Int32? {
+        var best: (slot: Int32, distance: Double)? = nil
+        for entry in entered {
+            let fence = fences.fences[Int(entry.slot)]
+            let distance = fence.enclosingCircle.map { Sphere.distance(position, $0.center) } ?? 0
+            guard let b = best else { best = (entry.slot, distance); continue }
+            let c = fences.fences[Int(b.slot)]
+            if fence.rank != c.rank {
+                if fence.rank < c.rank { best = (entry.slot, distance) }
+            } else if fence.radius != c.radius {
+                if fence.radius < c.radius { best = (entry.slot, distance) }
+            } else if distance != b.distance {
+                if distance < b.distance { best = (entry.slot, distance) }
+            } else if entry.slot < b.slot {
+                best = (entry.slot, distance)
+            }
+        }
+        return best?.slot
+    }
+}

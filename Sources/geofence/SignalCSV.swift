@@ -1,0 +1,164 @@
+import GeofenceEngine
+
+/// The columns of a signals CSV (`geofence places`), read from its header line.
+///
+/// Required: `timestamp`, `device_id`, `signal`, `geofence_id`, `lat`, `lon` (also
+/// `latitude`, `lng`, `longitude`); optional: `level`, `accuracy` (used by `nearby`). Any
+/// order; other columns are ignored; names match without regard to case or surrounding
+/// spaces; a UTF-8 BOM and a trailing CR are skipped.
+struct SignalCSVHeader {
+    var timestamp = 0, deviceID = 0, signal = 0, geofenceID = 0, latitude = 0, longitude = 0
+    var level: Int?
+    var accuracy: Int?
+    var fieldCount = 0
+
+    static let aliases: [String: String] = [
+        "timestamp": "timestamp", "device_id": "device_id", "signal": "signal", "geofence_id": "geofence_id",
+        "lat": "lat", "latitude": "lat", "lon": "lon", "lng": "lon", "longitude": "lon",
+        "level": "level", "accuracy": "accuracy",
+    ]
+    static let required = ["timestamp", "device_id", "signal", "geofence_id", "lat", "lon"]
+
+    /// - Throws: the problem in words (the caller names the file).
+    init(line: [UInt8]) throws(SignalCSVProblem) {
+        var bytes = line[...]
+        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes = bytes.dropFirst(3) }
+        guard case .success(let names) = SignalCSVRow.split(Array(bytes)) else {
+            throw SignalCSVProblem("header has an unterminated quoted field")
+        }
+        var found: [String: Int] = [:]
+        for (index, raw) in names.enumerated() {
+            guard let canonical = Self.aliases[raw.trimmedSpaces.lowercased()] else { continue }
+            if let earlier = found[canonical] {
+                throw SignalCSVProblem("header names the \(canonical) column twice (fields \(earlier + 1) and \(index + 1))")
+            }
+            found[canonical] = index
+        }
+        let missing = Self.required.filter { found[$0] == nil }
+        guard missing.isEmpty else {
+            let shown = names.map(\.trimmedSpaces).joined(separator: ",")
+            throw SignalCSVProblem(
+                "header has no \(missing.joined(separator: ", ")) column (expected timestamp,device_id,signal,geofence_id,lat,lon; found \"\(shown.prefix(200))\")")
+        }
+        timestamp = found["timestamp"]!
+        deviceID = found["device_id"]!
+        signal = found["signal"]!
+        geofenceID = found["geofence_id"]!
+        latitude = found["lat"]!
+        longitude = found["lon"]!
+        level = found["level"]
+        accuracy = found["accuracy"]
+        fieldCount = names.count
+    }
+}
+
+/// A problem with the signals file or one of its rows, in words.
+struct SignalCSVProblem: Error {
+    var reason: String
+    init(_ reason: String) { self.reason = reason }
+}
+
+/// One data row of a signals CSV.
+struct SignalCSVRow {
+    enum Signal: Equatable {
+        case entry(String)
+        case exit(String)
+        case nearby(Fix)
+    }
+
+    var deviceID: String
+    var timestamp: Timestamp
+    var signal: Signal
+
+    /// Parses a row (no line break).
+    /// - Throws: why the row is unreadable.
+    init(line: [UInt8], header: SignalCSVHeader) throws(SignalCSVProblem) {
+        guard case .success(let fields) = Self.split(line) else { throw SignalCSVProblem("unterminated quoted field") }
+        guard fields.count == header.fieldCount else {
+            throw SignalCSVProblem("row has \(fields.count) field(s), the header has \(header.fieldCount)")
+        }
+        deviceID = fields[header.deviceID]
+        guard !deviceID.isEmpty else { throw SignalCSVProblem("empty device_id") }
+        switch TimestampParser.parse(fields[header.timestamp].trimmedSpaces) {
+        case .success(let ms): timestamp = Timestamp(milliseconds: ms)
+        case .failure(let failure): throw SignalCSVProblem(failure.reason)
+        }
+        let geofenceID = fields[header.geofenceID]
+        switch fields[header.signal].trimmedSpaces.lowercased() {
+        case "entry", "exit":
+            guard !geofenceID.isEmpty else {
+                throw SignalCSVProblem("\(fields[header.signal].trimmedSpaces) needs a geofence_id")
+            }
+            signal = fields[header.signal].trimmedSpaces.lowercased() == "entry" ? .entry(geofenceID) : .exit(geofenceID)
+        case "nearby":
+            let latText = fields[header.latitude].trimmedSpaces, lonText = fields[header.longitude].trimmedSpaces
+            guard !latText.isEmpty, !lonText.isEmpty else { throw SignalCSVProblem("nearby needs lat and lon") }
+            guard let lat = DecimalParser.parse(latText) else { throw SignalCSVProblem("lat is not a decimal number") }
+            guard let lon = DecimalParser.parse(lonText) else { throw SignalCSVProblem("lon is not a decimal number") }
+            var level: Int? = nil
+            if let column = header.level, !fields[column].trimmedSpaces.isEmpty {
+                guard let value = Int(fields[column].trimmedSpaces) else { throw SignalCSVProblem("level is not an integer") }
+                level = value
+            }
+            var accuracy: Double? = nil
+            if let column = header.accuracy, !fields[column].trimmedSpaces.isEmpty {
+                guard let value = DecimalParser.parse(fields[column].trimmedSpaces), value >= 0 else {
+                    throw SignalCSVProblem("accuracy is not a number of metres >= 0")
+                }
+                accuracy = value
+            }
+            signal = .nearby(Fix(timestamp: timestamp, latitude: lat, longitude: lon, accuracy: accuracy, level: level))
+        case "":
+            throw SignalCSVProblem("empty signal (expected entry, exit or nearby)")
+        default:
+            throw SignalCSVProblem("signal \(JSONWriter.quoted(fields[header.signal])) is not entry, exit or nearby")
+        }
+    }
+
+    /// The fields of a line: comma-separated, each optionally quoted (`"a,b"`, `"say ""hi"""`),
+    /// quotes removed; a trailing CR is dropped.
+    static func split(_ line: [UInt8]) -> Result<[String], SignalCSVProblem> {
+        var bytes = line[...]
+        if bytes.last == 0x0D { bytes = bytes.dropLast() }
+        var fields: [String] = []
+        var current: [UInt8] = []
+        var inQuotes = false
+        var i = bytes.startIndex
+        while i < bytes.endIndex {
+            let b = bytes[i]
+            if inQuotes {
+                if b == UInt8(ascii: "\"") {
+                    if i + 1 < bytes.endIndex && bytes[i + 1] == UInt8(ascii: "\"") {
+                        current.append(b)
+                        i += 1
+                    } else {
+                        inQuotes = false
+                    }
+                } else {
+                    current.append(b)
+                }
+            } else if b == UInt8(ascii: "\"") {
+                inQuotes = true
+            } else if b == UInt8(ascii: ",") {
+                fields.append(String(decoding: current, as: UTF8.self))
+                current.removeAll(keepingCapacity: true)
+            } else {
+                current.append(b)
+            }
+            i += 1
+        }
+        if inQuotes { return .failure(SignalCSVProblem("unterminated quoted field")) }
+        fields.append(String(decoding: current, as: UTF8.self))
+        return .success(fields)
+    }
+}
+
+extension String {
+    /// Without leading and trailing spaces and tabs.
+    var trimmedSpaces: String {
+        var s = Substring(self)
+        while let f = s.first, f == " " || f == "\t" { s.removeFirst() }
+        while let l = s.last, l == " " || l == "\t" { s.removeLast() }
+        return String(s)
+    }
+}
