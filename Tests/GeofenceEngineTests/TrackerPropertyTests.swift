@@ -1,4 +1,5 @@
 import Foundation
+import GeofenceTestSupport
 import Testing
 @testable import GeofenceEngine
 
@@ -16,7 +17,7 @@ struct TrackerPropertyTests {
     }
 
     static func world(seed: UInt64, steps: Int = 250) throws -> World {
-        var g = EventsSplitMix(seed: seed)
+        var g = SplitMix64(seed: seed)
         var fences: [Fence] = []
         for k in 0..<Int.random(in: 3...7, using: &g) {
             let east = Double.random(in: -300...300, using: &g), north = Double.random(in: -300...300, using: &g)
