@@ -1,0 +1,192 @@
+import GeofenceGEOS
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Turns a fix CSV into events: the main job (`geofence evaluate`, semantics §8).
+///
+/// Rows are parsed on every worker thread; each device's fixes go through its own
+/// ``DeviceTracker`` in time order on one worker (containment and events together), and the
+/// devices' lines are written in ascending device id order. The output is therefore the same
+/// for any number of threads, and the outputs of `--shard K/N` runs, merged by device id,
+/// equal the one-process output.
+public final class BatchEvaluator {
+    public let fenceSet: FenceSet
+    public let options: BatchOptions
+    private let context: TrackerContext
+    private let workers: [BatchWorker]
+
+    /// - Throws: ``TrackerConfigurationError`` for a bad configuration, ``GEOSError`` when GEOS
+    ///   cannot start.
+    public init(fenceSet: FenceSet, options: BatchOptions) throws {
+        self.fenceSet = fenceSet
+        self.options = options
+        let context = try TrackerContext(fenceSet: fenceSet, configuration: options.configuration)
+        let formatter = EventLineFormatter(fenceSet: fenceSet)
+        self.context = context
+        workers = try (0..<options.threads).map { _ in try BatchWorker(context: context, formatter: formatter) }
+    }
+
+    /// Evaluates the file and writes the events to `output`.
+    ///
+    /// - Parameter progress: called after each block with the rows read so far and the bytes read.
+    /// - Throws: ``FixFileError`` for an unreadable file or header, ``FileReadError`` when the
+    ///   output cannot be written, ``GEOSError`` when GEOS fails.
+    public func run(fixes path: String, output: OutputSink, progress: ((Int, Int) -> Void)? = nil) throws -> BatchSummary {
+        let start = Self.now()
+        let reader = try FixFileReader(path: path, blockSize: options.blockSize)
+        var summary = BatchSummary(file: path)
+        summary.fences = fenceSet.count
+        summary.threads = options.threads
+        summary.shard = options.shard
+        if options.sortedInput {
+            try runStreaming(reader, output: output, summary: &summary, progress: progress)
+        } else {
+            try runWhole(reader, output: output, summary: &summary, progress: progress)
+        }
+        try output.flush()
+        summary.seconds = Self.now() - start
+        return summary
+    }
+
+    var policy: FixRowPolicy { FixRowPolicy(maxAccuracy: options.configuration.maxAccuracy, shard: options.shard) }
+
+    // MARK: - Input in any order: hold, group, evaluate.
+
+    private func runWhole(
+        _ reader: FixFileReader, output: OutputSink, summary: inout BatchSummary, progress: ((Int, Int) -> Void)?
+    ) throws {
+        var table = FixTable()
+        while let slices = try reader.nextSlices(threads: options.threads, policy: policy) {
+            table.append(slices)
+            progress?(table.rowsRead, reader.bytesRead)
+        }
+        table.group()
+        summary.rowsRead = table.rowsRead
+        summary.rejections = table.rejections
+        summary.blankLines = table.blankLines
+        summary.otherShardRows = table.otherShardRows
+        summary.devices = table.devices.count
+        summary.fixMemoryBytes = table.columns.memoryBytes + table.order.count * 4
+        summary.deviceIDBytes = table.interner.memoryBytes
+        let shared = SharedTable(table)
+        // Windows of about a million fixes: output is written in order window by window, so
+        // only one window's events are held.
+        var first = 0
+        while first < table.devices.count {
+            var last = first
+            var fixes = 0
+            while last < table.devices.count && (last == first || fixes < 1 << 20) {
+                fixes += table.deviceStarts[last + 1] - table.deviceStarts[last]
+                last += 1
+            }
+            let window = first
+            let results = try evaluate(count: last - first) { k in
+                let d = window + k
+                let range = shared.table.deviceStarts[d]..<shared.table.deviceStarts[d + 1]
+                return (shared.table.deviceID(shared.table.devices[d]), TableFixes(table: shared, range: range))
+            }
+            try write(results, to: output, summary: &summary, lineOfRejection: 0)
+            first = last
+        }
+    }
+
+    // MARK: - Sorted input: stream device by device.
+
+    private func runStreaming(
+        _ reader: FixFileReader, output: OutputSink, summary: inout BatchSummary, progress: ((Int, Int) -> Void)?
+    ) throws {
+        var grouper = SortedInputGrouper()
+        var largest = 0
+        while let slices = try reader.nextSlices(threads: options.threads, policy: policy) {
+            for slice in slices { grouper.add(slice, summary: &summary) }
+            let ready = grouper.takeCompleteDevices()
+            largest = max(largest, ready.reduce(0) { $0 + $1.fixes.count } + grouper.openRows)
+            try evaluateAndWrite(ready, output: output, summary: &summary)
+            progress?(summary.rowsRead, reader.bytesRead)
+        }
+        try evaluateAndWrite(grouper.finish(), output: output, summary: &summary)
+        summary.fixMemoryBytes = largest * 36
+        summary.deviceIDBytes = grouper.lastDeviceBytes
+    }
+
+    private func evaluateAndWrite(_ devices: [BufferedDevice], output: OutputSink, summary: inout BatchSummary) throws {
+        guard !devices.isEmpty else { return }
+        let shared = SharedDevices(devices)
+        let results = try evaluate(count: devices.count) { k in (shared.devices[k].id, shared.devices[k].fixes) }
+        summary.devices += devices.count
+        try write(results, to: output, summary: &summary, lineOfRejection: 0)
+    }
+
+    // MARK: - Shared steps.
+
+    /// Evaluates `count` devices on the worker threads; results in device order.
+    private func evaluate<Source: DeviceFixSource & Sendable>(
+        count: Int, device: @escaping @Sendable (Int) -> (String, Source)
+    ) throws -> [DeviceResult] {
+        let results = DisjointSlots<DeviceResult?>(repeating: nil, count: count)
+        let failures = DisjointSlots<GEOSError?>(repeating: nil, count: count)
+        let workers = SharedWorkers(self.workers)
+        ParallelWorkers.run(count: count, threads: options.threads) { k, w in
+            let (id, fixes) = device(k)
+            do throws(GEOSError) { results[k] = try workers.workers[w].evaluate(deviceID: id, fixes: fixes) } catch { failures[k] = error }
+        }
+        if let failure = failures.storage.compactMap({ $0 }).first { throw failure }
+        return results.storage.map { $0! }
+    }
+
+    private func write(_ results: [DeviceResult], to output: OutputSink, summary: inout BatchSummary, lineOfRejection: Int) throws {
+        for result in results {
+            try output.write(result.bytes)
+            summary.processed += result.processed
+            for k in result.eventsByType.indices { summary.eventsByType[k] += result.eventsByType[k] }
+            // Ingestion already rejected bad coordinates and accuracies and grouping put every
+            // device in time order, so the tracker refuses nothing here; if it ever does, the
+            // row is still counted (its line is not kept after grouping: reported as 0).
+            for (reason, message) in result.rejections {
+                summary.rejections.add(reason, line: lineOfRejection, message: "rejected by the tracker: \(message)")
+            }
+        }
+    }
+
+    static func now() -> Double {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return Double(ts.tv_sec) + Double(ts.tv_nsec) * 1e-9
+    }
+}
+
+/// A device's fixes read through the grouped table.
+struct TableFixes: DeviceFixSource {
+    let table: SharedTable
+    let range: Range<Int>
+    var count: Int { range.count }
+    @inline(__always)
+    func fix(_ i: Int) -> Fix {
+        let t = table.table
+        let row = Int(t.order[range.lowerBound + i])
+        let accuracy = t.columns.accuracy(row)
+        let level = t.columns.level(row)
+        return Fix(
+            timestamp: Timestamp(milliseconds: t.columns.timestamp(row)), latitude: t.columns.latitude(row),
+            longitude: t.columns.longitude(row), accuracy: accuracy.isNaN ? nil : Double(accuracy),
+            level: level == Int32.min ? nil : Int(level))
+    }
+}
+
+/// Read-only handles given to worker threads.
+final class SharedTable: @unchecked Sendable {
+    let table: FixTable
+    init(_ table: FixTable) { self.table = table }
+}
+
+final class SharedDevices: @unchecked Sendable {
+    let devices: [BufferedDevice]
+    init(_ devices: [BufferedDevice]) { self.devices = devices }
+}
+
+final class SharedWorkers: @unchecked Sendable {
+    let workers: [BatchWorker]
+    init(_ workers: [BatchWorker]) { self.workers = workers }
+}

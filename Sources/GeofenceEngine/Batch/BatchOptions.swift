@@ -1,0 +1,103 @@
+/// How `geofence evaluate` runs.
+public struct BatchOptions: Sendable {
+    /// The tracker's settings (ignore period, dwell, tolerances, accuracy rules, …).
+    public var configuration: TrackerConfiguration
+    /// Worker threads for parsing and for evaluating devices. Output is identical for any value.
+    public var threads: Int
+    /// Which devices this process evaluates.
+    public var shard: ShardSpec
+    /// The input is sorted by device id (UTF-8 byte order, as `LC_ALL=C sort` gives) and by
+    /// time within a device: evaluation streams, holding one block plus the largest device.
+    /// Rows that break that order are rejected with reason `order`.
+    public var sortedInput: Bool
+    /// Bytes read per block.
+    public var blockSize: Int
+
+    public init(
+        configuration: TrackerConfiguration = TrackerConfiguration(), threads: Int = 1, shard: ShardSpec = .all,
+        sortedInput: Bool = false, blockSize: Int = 8 << 20
+    ) {
+        self.configuration = configuration
+        self.threads = max(1, threads)
+        self.shard = shard
+        self.sortedInput = sortedInput
+        self.blockSize = blockSize
+    }
+}
+
+/// What a batch run read, did and wrote. `rowsRead == processed + rejections.total`, always.
+public struct BatchSummary: Sendable {
+    public var file: String
+    /// Data rows of this process's shard (blank lines and other shards' rows not included).
+    public var rowsRead = 0
+    public var processed = 0
+    public var rejections = RejectionTally()
+    public var blankLines = 0
+    /// Rows of devices that belong to other shards.
+    public var otherShardRows = 0
+    public var devices = 0
+    public var fences = 0
+    public var eventsByType = [Int](repeating: 0, count: GeofenceEvent.EventType.allCases.count)
+    public var seconds = 0.0
+    public var threads = 1
+    public var shard = ShardSpec.all
+    /// Bytes held by the fix table (without `--sorted-input`), or the largest buffered block of
+    /// devices (with it); device ids are counted apart in `deviceIDBytes`.
+    public var fixMemoryBytes = 0
+    public var deviceIDBytes = 0
+
+    public var events: Int { eventsByType.reduce(0, +) }
+    public var fixesPerSecond: Double { seconds > 0 ? Double(rowsRead) / seconds : 0 }
+
+    /// The summary as a JSON object (the `--summary` file).
+    public var json: JSONValue {
+        func n(_ v: Int) -> JSONValue { .integer(v) }
+        var rejected: [JSONObject.Member] = []
+        for reason in RejectionReason.allCases {
+            let examples = rejections.examples[reason, default: []]
+            rejected.append(.init(key: reason.rawValue, value: .object(JSONObject(members: [
+                .init(key: "count", value: n(rejections.counts[reason, default: 0])),
+                .init(key: "lines", value: .array(examples.map { n($0.line) })),
+                .init(key: "examples", value: .array(examples.map { .string("line \($0.line): \($0.message)") })),
+            ]))))
+        }
+        let events = GeofenceEvent.EventType.allCases.map { JSONObject.Member(key: $0.name, value: n(eventsByType[Int($0.rawValue)])) }
+        return .object(JSONObject(members: [
+            .init(key: "file", value: .string(file)),
+            .init(key: "rowsRead", value: n(rowsRead)),
+            .init(key: "processed", value: n(processed)),
+            .init(key: "rejected", value: n(rejections.total)),
+            .init(key: "rejectedByReason", value: .object(JSONObject(members: rejected))),
+            .init(key: "blankLines", value: n(blankLines)),
+            .init(key: "otherShardRows", value: n(otherShardRows)),
+            .init(key: "shard", value: .string(shard.description)),
+            .init(key: "devices", value: n(devices)),
+            .init(key: "fences", value: n(fences)),
+            .init(key: "events", value: n(self.events)),
+            .init(key: "eventsByType", value: .object(JSONObject(members: events))),
+            .init(key: "threads", value: n(threads)),
+            .init(key: "seconds", value: JSONValue.double(seconds) ?? .null),
+            .init(key: "fixesPerSecond", value: n(Int(fixesPerSecond))),
+        ]))
+    }
+
+    /// One line for people.
+    public var line: String {
+        let byType = GeofenceEvent.EventType.allCases.map { "\($0.name) \(eventsByType[Int($0.rawValue)])" }.joined(separator: ", ")
+        var text = "\(file): \(rowsRead) rows read, \(processed) processed, \(rejections.total) rejected (\(rejections.summary)); "
+        text += "\(devices) devices, \(fences) fences; \(events) events (\(byType)); "
+        text += String(format3: seconds) + " s, \(Int(fixesPerSecond)) fixes/s"
+        if shard.count > 1 { text += "; shard \(shard), \(otherShardRows) rows of other shards skipped" }
+        if blankLines > 0 { text += "; \(blankLines) blank lines skipped" }
+        return text
+    }
+}
+
+extension String {
+    /// A number with three decimals.
+    init(format3 value: Double) {
+        let scaled = Int((value * 1000).rounded())
+        let fraction = String(abs(scaled) % 1000)
+        self = "\(scaled / 1000).\(String(repeating: "0", count: 3 - fraction.count))\(fraction)"
+    }
+}

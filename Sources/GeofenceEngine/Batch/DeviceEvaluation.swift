@@ -1,0 +1,85 @@
+import GeofenceGEOS
+
+/// The fixes of one device, in time order, as the per-device step reads them.
+protocol DeviceFixSource: SendableMetatype {
+    var count: Int { get }
+    func fix(_ i: Int) -> Fix
+}
+
+/// What evaluating one device produced: its NDJSON lines and counts.
+struct DeviceResult: Sendable {
+    var bytes: [UInt8] = []
+    var processed = 0
+    var eventsByType = [Int](repeating: 0, count: GeofenceEvent.EventType.allCases.count)
+    /// Rows the tracker refused (only `order` can happen here: ingestion already rejected
+    /// bad coordinates and accuracies, and grouping sorted each device by time).
+    var rejections: [(RejectionReason, String)] = []
+}
+
+/// One worker thread's state: its own GEOS-backed evaluator and scratch buffers.
+final class BatchWorker {
+    let context: TrackerContext
+    let evaluator: ContainmentEvaluator
+    let formatter: EventLineFormatter
+    private var events: [GeofenceEvent] = []
+
+    init(context: TrackerContext, formatter: EventLineFormatter) throws(GEOSError) {
+        self.context = context
+        evaluator = try ContainmentEvaluator(fenceSet: context.fenceSet)
+        self.formatter = formatter
+    }
+
+    /// Runs one device's fixes through a fresh tracker, in time order, then the end-of-input
+    /// step, and renders the events ordered by timestamp, then fence id (slot), keeping the
+    /// tracker's order (entrance, dwell, venueConfirmed, exit, presence) among equals.
+    func evaluate<Source: DeviceFixSource>(deviceID: String, fixes: Source) throws(GEOSError) -> DeviceResult {
+        var result = DeviceResult()
+        var tracker = DeviceTracker(context: context)
+        events.removeAll(keepingCapacity: true)
+        for i in 0..<fixes.count {
+            let fix = fixes.fix(i)
+            let observation = try context.observe(fix, using: evaluator)
+            if let rejection = tracker.update(observation, appendingTo: &events) {
+                let reason: RejectionReason =
+                    switch rejection.reason {
+                    case .coordinate: .coordinate
+                    case .accuracy: .accuracy
+                    default: .order
+                    }
+                result.rejections.append((reason, rejection.detail))
+            } else {
+                result.processed += 1
+            }
+        }
+        tracker.finish(appendingTo: &events)
+        // Events of separate calls can share a timestamp: a stable sort by (time, slot) keeps
+        // the causal order within one fence.
+        if !isOrdered(events) {
+            events = events.enumerated().sorted { a, b in
+                let x = a.element, y = b.element
+                if x.timestamp != y.timestamp { return x.timestamp < y.timestamp }
+                if x.slot != y.slot { return x.slot < y.slot }
+                return a.offset < b.offset
+            }.map(\.element)
+        }
+        if !events.isEmpty {
+            let device = EventLineFormatter.deviceFragment(deviceID)
+            for e in events {
+                result.eventsByType[Int(e.type.rawValue)] += 1
+                formatter.append(
+                    type: e.type.name, timestamp: e.timestamp.milliseconds, device: device, slot: Int(e.slot),
+                    latitude: e.latitude, longitude: e.longitude, to: &result.bytes)
+            }
+        }
+        return result
+    }
+
+    private func isOrdered(_ events: [GeofenceEvent]) -> Bool {
+        guard events.count > 1 else { return true }
+        for k in 1..<events.count {
+            let a = events[k - 1], b = events[k]
+            if a.timestamp > b.timestamp || (a.timestamp == b.timestamp && a.slot > b.slot) { return false }
+        }
+        return true
+    }
+}

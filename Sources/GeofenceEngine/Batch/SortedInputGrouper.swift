@@ -1,0 +1,89 @@
+/// One device's fixes held in memory (sorted-input mode).
+struct BufferedDevice: Sendable {
+    var id: String
+    var fixes = BufferedFixes()
+}
+
+/// A device's fixes in columns.
+struct BufferedFixes: DeviceFixSource, Sendable {
+    var timestamp: [Int64] = []
+    var latitude: [Double] = []
+    var longitude: [Double] = []
+    var accuracy: [Float] = []
+    var level: [Int32] = []
+
+    var count: Int { timestamp.count }
+
+    @inline(__always)
+    func fix(_ i: Int) -> Fix {
+        Fix(
+            timestamp: Timestamp(milliseconds: timestamp[i]), latitude: latitude[i], longitude: longitude[i],
+            accuracy: accuracy[i].isNaN ? nil : Double(accuracy[i]), level: level[i] == Int32.min ? nil : Int(level[i]))
+    }
+}
+
+/// Cuts a stream of rows sorted by device id, then time, into whole devices, rejecting rows
+/// that break the order (reason `order`) with their line numbers.
+struct SortedInputGrouper {
+    private var complete: [BufferedDevice] = []
+    private var open: BufferedDevice? = nil
+    private var openBytes: [UInt8] = []
+    private var lastTimestamp = Int64.min
+
+    /// Rows held for the device not yet known to be complete.
+    var openRows: Int { open?.fixes.count ?? 0 }
+    /// Bytes of the last device id (the only id this mode keeps).
+    var lastDeviceBytes: Int { openBytes.count }
+
+    /// Takes a parsed slice (the next lines of the file).
+    mutating func add(_ slice: ParsedSlice, summary: inout BatchSummary) {
+        // Rejections and rows of a slice interleave by line; the tally wants ascending lines
+        // per reason, which each list already has.
+        for rejection in slice.rejections {
+            summary.rejections.add(rejection.reason, line: slice.firstLine + Int(rejection.relativeLine), message: rejection.message)
+        }
+        summary.rowsRead += slice.rowCount + slice.rejections.count
+        summary.blankLines += slice.blankLines
+        summary.otherShardRows += slice.otherShardRows
+        var ids: [[UInt8]] = []
+        ids.reserveCapacity(slice.interner.count)
+        for k in 0..<slice.interner.count { ids.append(Array(slice.interner.id(k).utf8)) }
+        for r in 0..<slice.rowCount {
+            let id = ids[Int(slice.device[r])]
+            let line = slice.firstLine + Int(slice.relativeLine[r])
+            let t = slice.timestamp[r]
+            if open != nil && id == openBytes {
+                guard t >= lastTimestamp else {
+                    summary.rejections.add(.order, line: line, message: "timestamp \(t) is earlier than the device's previous fix (\(lastTimestamp)); --sorted-input needs time order within a device")
+                    continue
+                }
+            } else if open == nil || openBytes.lexicographicallyPrecedes(id) {
+                if let done = open { complete.append(done) }
+                open = BufferedDevice(id: String(decoding: id, as: UTF8.self))
+                openBytes = id
+            } else {
+                summary.rejections.add(.order, line: line, message: "device \(String(decoding: id, as: UTF8.self)) comes after device \(String(decoding: openBytes, as: UTF8.self)); --sorted-input needs rows grouped by device in ascending id order")
+                continue
+            }
+            lastTimestamp = t
+            open!.fixes.timestamp.append(t)
+            open!.fixes.latitude.append(slice.latitude[r])
+            open!.fixes.longitude.append(slice.longitude[r])
+            open!.fixes.accuracy.append(slice.accuracy[r])
+            open!.fixes.level.append(slice.level[r])
+        }
+    }
+
+    /// The devices known to be complete (a later device has started), in order.
+    mutating func takeCompleteDevices() -> [BufferedDevice] {
+        defer { complete = [] }
+        return complete
+    }
+
+    /// Everything left, at the end of the input.
+    mutating func finish() -> [BufferedDevice] {
+        if let done = open { complete.append(done) }
+        open = nil
+        return takeCompleteDevices()
+    }
+}

@@ -1,0 +1,148 @@
+import ArgumentParser
+import GeofenceEngine
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `geofence evaluate`: a fix CSV into events, on every core, deterministic, shardable.
+struct EvaluateCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "evaluate",
+        abstract: "Turn location fixes (CSV) into geofence events (NDJSON), on every core.",
+        discussion: """
+            Fixes: CSV with a header naming at least device_id,timestamp,lat,lon (optional
+            accuracy, level) in any order; timestamp as epoch milliseconds or ISO-8601 with a
+            zone; quoted fields, CRLF and a UTF-8 BOM accepted. Rows may come in any order:
+            they are grouped by device and put in time order (stable for equal timestamps).
+
+            Output: one event per line, ordered by device id, then timestamp, then fence id:
+            {"eventType","timestamp" (ms),"deviceId","geofenceId","lat","lng","radius" (m),
+            "level" (when the fence has one),"geofenceProperties"}. Events that fall due after a
+            device's last fix (an exit or dwell still in its window) are emitted at the end of
+            that device, with their due time, as if the device stayed where its last fix was.
+
+            The same output, byte for byte, for any --threads. With --shard K/N only devices
+            whose 64-bit FNV-1a hash of the id (UTF-8) is K mod N are evaluated; `geofence merge`
+            joins the shard outputs into the one-process output.
+
+            Exit status 0 even when rows were rejected (the summary counts them by reason, with
+            line numbers); 2 for bad arguments or unreadable input.
+            """
+    )
+
+    @Option(help: "GeoJSON FeatureCollection of fences.")
+    var fences: String
+
+    @Option(help: "CSV file of fixes.")
+    var fixes: String
+
+    @Option(help: "Write events here (NDJSON) instead of standard output.")
+    var output: String?
+
+    @Option(help: "Write the run's summary here as JSON.")
+    var summary: String?
+
+    @Option(help: "Worker threads (default: the number of cores).")
+    var threads: Int?
+
+    @Option(help: "Evaluate only shard K of N (K/N, 0 <= K < N) of the devices.")
+    var shard: String?
+
+    @Flag(help: "Input is sorted by device id (byte order), then time: stream it, holding one device at a time. Rows out of order are rejected (reason order).")
+    var sortedInput = false
+
+    @Option(help: "Ignore period in seconds: the quiet window each entrance/exit opens.")
+    var ignorePeriod: Double = 30
+
+    @Option(help: "Default dwell time in seconds (a fence's dwellSeconds wins; 0 disables).")
+    var dwell: Double = 60
+
+    @Option(help: "Enter tolerance, as a fraction of the fence radius.")
+    var enterTolerance: Double = 0
+
+    @Option(help: "Exit tolerance, as a fraction of the fence radius.")
+    var exitTolerance: Double = 0
+
+    @Option(help: "Fixes with a worse accuracy (metres) are rejected (reason accuracy).")
+    var maxAccuracy: Double = 1000
+
+    @Flag(help: "Count a fix as inside when its accuracy circle touches the fence.")
+    var accuracyBuffer = false
+
+    @Option(help: "Emit presence for each fence a device is inside at most once per this many seconds (default: off).")
+    var presenceInterval: Double?
+
+    @Option(help: "Seconds a device must stay within --stop-radius for venueConfirmed.")
+    var stopSeconds: Double = 140
+
+    @Option(help: "Metres: the radius of a stop, for venueConfirmed.")
+    var stopRadius: Double = 70
+
+    @Option(help: "Places membership TTL in seconds, or 'none'.")
+    var ttl: String = "3600"
+
+    @Flag(help: "Ignore fences that have a level.")
+    var noLevelFences = false
+
+    @Flag(help: "Ignore fences without a level.")
+    var noGlobalFences = false
+
+    @Flag(help: "Repair invalid polygons with GEOS MakeValid instead of failing.")
+    var repair = false
+
+    @Flag(help: "No progress bar and no summary line on standard error.")
+    var quiet = false
+
+    func validate() throws {
+        if let threads, threads < 1 { throw ValidationError("--threads must be at least 1") }
+        if let shard, ShardSpec(shard) == nil { throw ValidationError("--shard must be K/N with 0 <= K < N, got \(shard)") }
+        if ttl != "none" && (Double(ttl) == nil || Double(ttl)! < 0) {
+            throw ValidationError("--ttl must be a number of seconds >= 0, or none")
+        }
+        do { try trackerConfiguration().validate() } catch { throw ValidationError(error.reason) }
+    }
+
+    func trackerConfiguration() -> TrackerConfiguration {
+        TrackerConfiguration(
+            ignorePeriod: ignorePeriod, dwell: dwell, enterTolerance: enterTolerance, exitTolerance: exitTolerance,
+            maxAccuracy: maxAccuracy, accuracyBuffer: accuracyBuffer, presenceInterval: presenceInterval,
+            stopSeconds: stopSeconds, stopRadius: stopRadius, membershipTTL: ttl == "none" ? nil : Double(ttl),
+            levelFences: !noLevelFences, globalFences: !noGlobalFences)
+    }
+
+    func run() throws {
+        let fenceSet = try FenceLoading.load(path: fences, repair: repair)
+        let options = BatchOptions(
+            configuration: trackerConfiguration(), threads: threads ?? Self.coreCount,
+            shard: shard.flatMap(ShardSpec.init) ?? .all, sortedInput: sortedInput)
+        let result: BatchSummary
+        do {
+            let evaluator = try BatchEvaluator(fenceSet: fenceSet, options: options)
+            let sink = try output.map { try OutputSink(path: $0) } ?? .standardOutput()
+            let bar = ProgressBar(totalBytes: Self.fileSize(fixes), quiet: quiet)
+            result = try evaluator.run(fixes: fixes, output: sink) { rows, bytes in bar.update(rows: rows, bytes: bytes) }
+            bar.finish()
+            if let summary {
+                let file = try OutputSink(path: summary)
+                var bytes: [UInt8] = []
+                JSONWriter.write(result.json, to: &bytes)
+                bytes.append(0x0A)
+                try file.write(bytes)
+                try file.flush()
+            }
+        } catch let error as CLIError {
+            throw error
+        } catch {
+            throw CLIError("\(error)")
+        }
+        if !quiet { FileHandleText.standardError(result.line + "\n") }
+    }
+
+    static var coreCount: Int { max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))) }
+
+    static func fileSize(_ path: String) -> Int {
+        var st = stat()
+        return stat(path, &st) == 0 ? Int(st.st_size) : 0
+    }
+}
