@@ -26,6 +26,9 @@ public struct FenceSet: Sendable {
     /// Index entries: one or two non-wrapping boxes per fence, with the fence's slot.
     let entryBoxes: [BoundingBox]
     let entrySlots: [Int32]
+    /// The packed R-tree over `entryBoxes` (values: the entries' slots), built once here;
+    /// containment and nearest queries go through it.
+    public let index: PackedRTree
 
     static let noLevel = Int.min
     static let circleKind: UInt8 = 0
@@ -36,7 +39,8 @@ public struct FenceSet: Sendable {
     /// - Parameter repair: fix invalid polygons with GEOS MakeValid instead of rejecting them.
     /// - Throws: ``FenceValidationError`` listing every problem (duplicate ids, invalid
     ///   polygons, bad radii), or ``GEOSError`` when GEOS itself fails.
-    /// - Complexity: O(n log n + v log v) for n fences and v polygon vertices.
+    /// - Complexity: O(n log n + v log v) for n fences and v polygon vertices (the R-tree's
+    ///   bulk load is O(n log n)).
     public init(_ fences: [Fence], repair: Bool = false) throws {
         let outcome = try FenceValidator.validate(fences, repair: repair)
         if !outcome.problems.isEmpty { throw FenceValidationError(problems: outcome.problems) }
@@ -82,6 +86,7 @@ public struct FenceSet: Sendable {
         self.levels = levels
         entryBoxes = boxes
         entrySlots = slots
+        index = PackedRTree(boxes: boxes, values: slots)
     }
 
     /// Number of fences.
