@@ -6,7 +6,7 @@ struct GeofenceBench: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "geofence-bench",
         abstract: "Benchmarks for geofence-engine (build with -c release).",
-        subcommands: []
+        subcommands: [IndexBenchCommand.self, ReplayBenchCommand.self]
     )
 }
 

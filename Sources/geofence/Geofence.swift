@@ -14,7 +14,7 @@ struct Geofence: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "geofence",
         abstract: "Exact, fast geofence containment and events for moving devices.",
-        subcommands: [ValidateCommand.self, ContainsCommand.self]
+        subcommands: [ValidateCommand.self, ContainsCommand.self, NearestCommand.self, PlanCommand.self]
     )
 
     static func main() {
