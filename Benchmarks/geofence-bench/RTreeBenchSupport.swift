@@ -16,6 +16,7 @@ enum RTreeBench {
     /// `value` with `digits` decimals.
     static func fixed(_ value: Double, _ digits: Int) -> String {
         guard value.isFinite else { return "\(value)" }
+        if digits == 0 { return "\(Int(value.rounded()))" }
         var scale = 1.0
         for _ in 0..<digits { scale *= 10 }
         let rounded = (value * scale).rounded() / scale
@@ -23,7 +24,6 @@ enum RTreeBench {
         if text.contains("e") { return text }
         if !text.contains(".") { text += "." }
         let decimals = text.split(separator: ".", omittingEmptySubsequences: false)[1].count
-        if digits == 0 { return String(text.dropLast()) }
         return text + String(repeating: "0", count: Swift.max(0, digits - decimals))
     }
 

@@ -21,11 +21,14 @@ extension ContainmentEvaluator {
         latitude: Double, longitude: Double, level: Int?, options: ContainmentOptions = ContainmentOptions(),
         into result: inout [Int32]
     ) throws(GEOSError) {
-        result.removeAll(keepingCapacity: true)
+        if !result.isEmpty { result.removeAll(keepingCapacity: true) }
         fenceSet.index.search(latitude: latitude, longitude: longitude, into: &result)
         guard !result.isEmpty else { return }
         Self.sortRemovingDuplicates(&result)
-        let latR = latitude * Sphere.degreesToRadians, lonR = longitude * Sphere.degreesToRadians
+        // The same constant as Sphere.degreesToRadians, as a literal: the cross-module static
+        // costs an accessor call per query.
+        let degreesToRadians = Double.pi / 180.0
+        let latR = latitude * degreesToRadians, lonR = longitude * degreesToRadians
         var cosLat = Double.nan  // computed on the first circle candidate
         var kept = 0
         for i in 0..<result.count {

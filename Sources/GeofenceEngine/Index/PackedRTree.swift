@@ -64,6 +64,7 @@ public struct PackedRTree: Sendable {
             boxes = []
             refs = []
             levelEnds = []
+            stackCapacity = 1
             return
         }
         let order = Self.hilbertOrder(items)
@@ -101,6 +102,7 @@ public struct PackedRTree: Sendable {
         self.boxes = boxes
         self.refs = refs
         self.levelEnds = levelEnds
+        stackCapacity = levelEnds.count * nodeSize + 1
     }
 
     /// Number of levels (1 for a tree of one item, 0 for an empty tree).
@@ -111,9 +113,9 @@ public struct PackedRTree: Sendable {
         boxes.count * MemoryLayout<SIMD4<Float>>.stride + refs.count * 4 + levelEnds.count * 8
     }
 
-    /// Largest number of pending groups a depth-first search can hold: each popped node pushes
-    /// at most `nodeSize` children, once per level.
-    @usableFromInline var stackCapacity: Int { levelEnds.count * nodeSize + 1 }
+    /// Largest number of pending groups a depth-first search can hold: a popped group pushes
+    /// at most `nodeSize` entries, and the stack holds at most one popped group's worth per level.
+    @usableFromInline let stackCapacity: Int
 
     /// The box stored for `position`, widened back to Doubles (it holds the original box).
     @inlinable
