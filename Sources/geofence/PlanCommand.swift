@@ -68,7 +68,7 @@ struct PlanCommand: ParsableCommand {
         if let reason = Coordinate(latitude: lat, longitude: lon).invalidReason { throw ValidationError("position: \(reason)") }
         guard accuracy.isFinite, accuracy >= 0 else { throw ValidationError("--accuracy must be a number of metres >= 0, found \(accuracy)") }
         guard reserved >= 0 else { throw ValidationError("--reserved must be >= 0, found \(reserved)") }
-        guard budget.regionLimit >= reserved + 1 else {
+        guard reserved < budget.regionLimit else {
             throw ValidationError("budget \(budget.regionLimit) is smaller than --reserved \(reserved) + 1 (the refresh region needs a slot)")
         }
         guard minimumRefreshRadius.isFinite, minimumRefreshRadius >= 0 else {

@@ -99,6 +99,8 @@ struct NearestPlanCLITests {
             (["--platform", "android", "--registered", "a,nope"], "\"nope\" is not a fence id"),
             (["--platform", "android", "--registered", "a,,b"], "empty id"),
             (["--platform", "android", "--accuracy", "-5"], "--accuracy"),
+            (["--platform", "ios", "--reserved", "9223372036854775807"], "is smaller than --reserved"),
+            (["--platform", "ios", "--reserved", "-1"], "--reserved must be >= 0"),
         ]
         for (args, text) in cases {
             let r = try CLIRunner.run(base + args)

@@ -110,6 +110,14 @@ struct PlannerTests {
         #expect(throws: RegistrationPlanError.invalidAccuracy(-1)) {
             try planner.plan(latitude: 1, longitude: 1, accuracy: -1, registered: [], evaluator: e)
         }
+        // Extreme numbers are errors or work, never overflow.
+        #expect(throws: RegistrationPlanError.budgetTooSmall(budget: 20, reserved: Int.max)) {
+            try RegistrationPlanner(budget: .ios, reservedSlots: Int.max)
+        }
+        let huge = try RegistrationPlanner(budget: .custom(Int.max), reservedSlots: Int.max - 1)
+        #expect(huge.fenceSlots == 0)
+        let unlimited = try RegistrationPlanner(budget: .custom(Int.max)).plan(latitude: 1, longitude: 1, registered: [], evaluator: e)
+        #expect(unlimited.monitor.map(\.geofenceId) == ["a"] && unlimited.refreshRegion == nil)
         // Budget = reserved + 1: nothing but the refresh region.
         let tight = try RegistrationPlanner(budget: .custom(5), reservedSlots: 4)
         let plan = try tight.plan(latitude: 1, longitude: 1.01, registered: ["a"], evaluator: e)

@@ -53,7 +53,7 @@ public struct RegistrationPlanner: Sendable {
     ///   region, `reservedSlots` < 0, or the minimum radius is negative or not finite.
     public init(budget: RegistrationBudget, reservedSlots: Int = 0, minimumRefreshRadius: Double = 0) throws(RegistrationPlanError) {
         guard reservedSlots >= 0 else { throw .negativeReserved(reservedSlots) }
-        guard budget.regionLimit >= reservedSlots + 1 else {
+        guard reservedSlots < budget.regionLimit else {
             throw .budgetTooSmall(budget: budget.regionLimit, reserved: reservedSlots)
         }
         guard minimumRefreshRadius.isFinite, minimumRefreshRadius >= 0 else {
@@ -104,7 +104,9 @@ public struct RegistrationPlanner: Sendable {
         for slot in registeredSlots where slot < 0 || Int(slot) >= set.count {
             throw .unknownRegisteredID("slot \(slot)")
         }
-        let capacity = fenceSlots
+        // No plan can monitor more fences than the set holds (and a huge custom budget must
+        // not overflow the counts below).
+        let capacity = Swift.min(fenceSlots, set.count)
         do {
             // Rule 1: the fences that (may) hold the device, nearest first.
             var inside: [FenceDistance]
