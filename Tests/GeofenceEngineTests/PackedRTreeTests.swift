@@ -109,8 +109,9 @@ struct PackedRTreeTests {
                 let expected = exact.filter { accepted($0.key) }.map { ($0.key, $0.value) }
                     .sorted { ($0.1, $0.0) < ($1.1, $1.0) }.prefix(k)
                 var calls: [Int32] = []
-                let got = tree.nearest(to: p, count: k, accept: accepted, exactDistance: { (v: Int32) -> Double in
+                let got = tree.nearest(to: p, count: k, accept: accepted, exactDistance: { (v: Int32, bound: Double) -> Double in
                     calls.append(v)
+                    #expect(bound <= exact[v]!, "seed \(seed) size \(size): bound \(bound) above the distance of \(v)")
                     return exact[v]!
                 })
                 #expect(got.map(\.value) == expected.map(\.0), "seed \(seed) size \(size) k \(k) at \(p)")
@@ -127,7 +128,7 @@ struct PackedRTreeTests {
         empty.search(latitude: 0, longitude: 0, into: &found)
         #expect(found == [7])
         #expect(empty.levelCount == 0)
-        #expect(empty.nearest(to: Coordinate(latitude: 0, longitude: 0), count: 3, accept: { _ in true }, exactDistance: { _ in 0 }).isEmpty)
+        #expect(empty.nearest(to: Coordinate(latitude: 0, longitude: 0), count: 3, accept: { _ in true }, exactDistance: { _, _ in 0 }).isEmpty)
         let one = PackedRTree(boxes: [.world], values: [42])
         one.search(latitude: 90, longitude: -180, into: &found)
         #expect(found == [7, 42])

@@ -58,7 +58,8 @@ extension ContainmentEvaluator {
     ///
     /// Candidates come from the R-tree: the boxes meeting the box(es) of the cap of radius
     /// `maximumBuffer` around the point (the point itself when it is 0). Allocation-free once
-    /// warm, apart from what `buffer` does. Same answer as
+    /// warm (each polygon's edge runs are built on its first distance), apart from what
+    /// `buffer` does. Same answer as
     /// ``fencesWithinByScan(latitude:longitude:level:options:maximumBuffer:buffer:)``.
     /// - Complexity: O(log n + k log k) expected for k candidate boxes, plus their exact
     ///   distances (O(v) for a polygon of v vertices).
@@ -91,7 +92,7 @@ extension ContainmentEvaluator {
                 }
                 continue
             }
-            let d = try distance(slot: slot, latitude: latitude, longitude: longitude)
+            let d = try indexedDistance(slot: slot, latitude: latitude, longitude: longitude, outsideBoxes: false)
             if d <= limit { result.append(FenceDistance(slot: s, distance: d)) }
         }
     }

@@ -49,9 +49,11 @@ extension ContainmentEvaluator {
     /// Best-first search of the fence set's R-tree with a heap, lower bound = great-circle
     /// distance to the entry's box, exact distance = ``distance(slot:latitude:longitude:)``:
     /// circles exactly (distance to the centre minus the radius, floored at 0); polygons by
-    /// GEOS *covers*, then ``EdgeDistance`` in an azimuthal equidistant projection centred on
-    /// the point (built once per polygon reached), within centimetres of the geodesic answer
-    /// for fences up to 10 km across. A fence split at the antimeridian is reported once.
+    /// GEOS *covers* (skipped when the point is outside the polygon's boxes), then
+    /// ``EdgeDistance`` in an azimuthal equidistant projection centred on the point (one per
+    /// polygon reached, so one per query and polygon), over the runs of edges whose box is
+    /// not already farther than the best edge (``PolygonEdgeChunks``); within centimetres of
+    /// the geodesic answer for fences up to 10 km across. A fence split at the antimeridian is reported once.
     /// Same answer as ``nearestByScan(latitude:longitude:count:filter:)``.
     /// - Complexity: O((m + k) log m) for the m boxes nearer than the k-th answer plus the
     ///   exact distances of the fences reached (O(v) each for a polygon of v vertices);
@@ -63,8 +65,11 @@ extension ContainmentEvaluator {
         let found = try set.index.nearest(
             to: Coordinate(latitude: latitude, longitude: longitude), count: count,
             accept: { set.accepts(slot: Int($0), filter: filter) },
-            exactDistance: { (slot: Int32) throws(GEOSError) -> Double in
-                try self.distance(slot: Int(slot), latitude: latitude, longitude: longitude)
+            exactDistance: { (slot: Int32, bound: Double) throws(GEOSError) -> Double in
+                // A bound above 0 means the point is outside every box of the fence, so GEOS
+                // *covers* is false: that spares the GEOS call (and the locator build) for
+                // polygons that are merely near.
+                try self.indexedDistance(slot: Int(slot), latitude: latitude, longitude: longitude, outsideBoxes: bound > 0)
             })
         return found.map { FenceDistance(slot: $0.value, distance: $0.distance) }
     }

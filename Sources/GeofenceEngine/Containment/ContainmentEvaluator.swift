@@ -20,6 +20,10 @@ public final class ContainmentEvaluator {
     private var locators: [PolygonLocator?]
     /// Candidate slots of the indexed queries, reused so a query allocates nothing once warm.
     var candidates: [Int32] = []
+    /// Polygons' edges in runs with boxes, built on first use (see ``PolygonEdgeChunks``).
+    var edgeChunks: [Int: PolygonEdgeChunks] = [:]
+    /// Scratch for ``PolygonEdgeChunks/distance(from:bounds:)``.
+    var chunkBounds: [Double] = []
 
     public init(fenceSet: FenceSet) throws(GEOSError) {
         self.fenceSet = fenceSet

@@ -34,15 +34,17 @@ extension PackedRTree {
     ///
     /// - Parameters:
     ///   - accept: whether an item's value takes part (filters); called once per item reached.
-    ///   - exactDistance: metres from `point` to the thing the value stands for; it must be at
-    ///     least the distance to that item's box, and is called at most once per value.
+    ///   - exactDistance: metres from `point` to the thing the value stands for, given the
+    ///     value and the lower bound of the first (nearest-boxed) item that carries it — 0 when
+    ///     the point is in that box, more when it is outside every box of the value. The result
+    ///     must be at least that bound; it is called at most once per value.
     /// - Complexity: O((m + k) log m) heap work for the m boxes whose lower bound is below the
     ///   k-th distance, plus k' exact distances for the k' ≥ k items reached — typically
     ///   O(log n + k) boxes on well-spread data; O(n log n) in the worst case.
     public func nearest<E: Error>(
         to point: Coordinate, count wanted: Int,
         accept: (Int32) -> Bool,
-        exactDistance: (Int32) throws(E) -> Double
+        exactDistance: (_ value: Int32, _ lowerBound: Double) throws(E) -> Double
     ) throws(E) -> [(value: Int32, distance: Double)] {
         let total = boxes.count
         guard total > 0, wanted > 0 else { return [] }
@@ -72,7 +74,7 @@ extension PackedRTree {
             case 1:
                 let value = refs[Int(next.index)]
                 guard seen.insert(value).inserted else { continue }
-                let d = try exactDistance(value)
+                let d = try exactDistance(value, next.key)
                 heap.insert(Pending(key: d, stage: 2, index: value))
             default:
                 result.append((next.index, next.key))
