@@ -31,6 +31,9 @@ struct IndexBenchCommand: ParsableCommand {
     @Option(name: .long, help: "Random seed (default: 42).")
     var seed: UInt64 = 42
 
+    @Flag(name: .long, help: "Circles only (no polygons): the index and the circle test without GEOS.")
+    var circlesOnly = false
+
     func run() throws {
         var rows: [[String]] = []
         let header = [
@@ -39,7 +42,7 @@ struct IndexBenchCommand: ParsableCommand {
         ]
         for n in sizes {
             var rng = IndexBenchRandom(seed: seed)
-            let fences = IndexBenchWorld.fences(count: n, &rng)
+            let fences = IndexBenchWorld.fences(count: n, circlesOnly: circlesOnly, &rng)
             var t0 = RTreeBench.now()
             let set = try FenceSet(fences)
             let setBuild = RTreeBench.now() - t0

@@ -40,15 +40,15 @@ enum IndexBenchWorld {
         return Coordinate(latitude: center.latitude + dLat, longitude: center.longitude + dLon)
     }
 
-    /// `count` fences: even indices circles, odd ones star-shaped polygons.
-    static func fences(count: Int, _ rng: inout IndexBenchRandom) -> [Fence] {
+    /// `count` fences: even indices circles, odd ones star-shaped polygons (or circles too).
+    static func fences(count: Int, circlesOnly: Bool = false, _ rng: inout IndexBenchRandom) -> [Fence] {
         var out: [Fence] = []
         out.reserveCapacity(count)
         for i in 0..<count {
             let c = point(&rng)
             let size = 50 * pow(10, rng.unit())  // log-uniform 50…500 m
             let id = "f\(i)"
-            if i % 2 == 0 {
+            if i % 2 == 0 || circlesOnly {
                 out.append(Fence(id: id, shape: .circle(center: c, radius: size), featureIndex: i))
             } else {
                 out.append(Fence(id: id, shape: .polygon(star(around: c, size: size, &rng)), featureIndex: i))

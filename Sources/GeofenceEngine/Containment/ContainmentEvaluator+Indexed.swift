@@ -34,13 +34,13 @@ extension ContainmentEvaluator {
         for i in 0..<result.count {
             let slot = Int(result[i])
             guard fenceSet.levelMatches(slot: slot, level: level, options: options) else { continue }
+            let circle = fenceSet.circleRecords.withUnsafeBufferPointer { $0[slot] }
             let inside: Bool
-            if fenceSet.kinds[slot] == FenceSet.circleKind {
+            if circle.w >= 0 {
                 if cosLat.isNaN { cosLat = cos(latR) }
                 inside = Sphere.haversineTerm(
                     latitude1: latR, longitude1: lonR, cosLatitude1: cosLat,
-                    latitude2: fenceSet.circleLatitude[slot], longitude2: fenceSet.circleLongitude[slot],
-                    cosLatitude2: fenceSet.circleCosLatitude[slot]) <= fenceSet.circleThreshold[slot]
+                    latitude2: circle.x, longitude2: circle.y, cosLatitude2: circle.z) <= circle.w
             } else {
                 inside = try covers(slot: slot, latitude: latitude, longitude: longitude)
             }

@@ -23,6 +23,10 @@ public struct FenceSet: Sendable {
     let circleThreshold: [Double]
     /// The fence's level, or `FenceSet.noLevel`, by slot.
     let levels: [Int]
+    /// The four circle numbers of a slot in one 32-byte record (latitude and longitude in
+    /// radians, cos(latitude), sin²(r / 2R)), so the indexed containment test of a circle reads
+    /// one cache line instead of four arrays; the threshold is -1 for a polygon.
+    let circleRecords: [SIMD4<Double>]
     /// Index entries: one or two non-wrapping boxes per fence, with the fence's slot.
     let entryBoxes: [BoundingBox]
     let entrySlots: [Int32]
@@ -84,6 +88,10 @@ public struct FenceSet: Sendable {
         circleCosLatitude = cosLat
         circleThreshold = threshold
         self.levels = levels
+        circleRecords = (0..<sorted.count).map { slot in
+            kinds[slot] == Self.circleKind
+                ? SIMD4(lat[slot], lon[slot], cosLat[slot], threshold[slot]) : SIMD4(0, 0, 0, -1)
+        }
         entryBoxes = boxes
         entrySlots = slots
         index = PackedRTree(boxes: boxes, values: slots)
