@@ -141,6 +141,21 @@ struct PackedRTreeTests {
         }
     }
 
+    @Test("empty and non-finite boxes neither trap nor match")
+    func degenerateInput() {
+        let nan = BoundingBox(minLongitude: .nan, minLatitude: .nan, maxLongitude: .nan, maxLatitude: .nan)
+        let unit = BoundingBox(minLongitude: 0, minLatitude: 0, maxLongitude: 1, maxLatitude: 1)
+        let tree = PackedRTree(boxes: [.empty, nan, unit, .empty], values: [0, 1, 2, 3])
+        var found: [Int32] = []
+        tree.search(latitude: 0.5, longitude: 0.5, into: &found)
+        #expect(found == [2])
+        found = []
+        tree.search(latitude: .nan, longitude: 0.5, into: &found)
+        #expect(found.isEmpty)
+        let near = tree.nearest(to: Coordinate(latitude: 2, longitude: 2), count: 4, accept: { _ in true }, exactDistance: { v, b in b })
+        #expect(near.first?.value == 2)
+    }
+
     @Test("Hilbert index is a bijection on a corner of the grid and starts at 0")
     func hilbert() {
         var seen = Set<UInt32>()

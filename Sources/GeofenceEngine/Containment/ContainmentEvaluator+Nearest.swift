@@ -44,7 +44,8 @@ extension FenceSet {
 extension ContainmentEvaluator {
     /// The `count` fences nearest to the point that pass `filter`, ranked by the distance in
     /// metres from the point to the fence's edge (0 when the fence covers the point), ties by
-    /// id (slot). Fewer when fewer fences pass the filter; none when `count` ≤ 0.
+    /// id (slot). Fewer when fewer fences pass the filter; none when `count` ≤ 0 or the point
+    /// is not a valid coordinate.
     ///
     /// Best-first search of the fence set's R-tree with a heap, lower bound = great-circle
     /// distance to the entry's box, exact distance = ``distance(slot:latitude:longitude:)``:
@@ -61,6 +62,7 @@ extension ContainmentEvaluator {
     public func nearest(
         latitude: Double, longitude: Double, count: Int, filter: NearestFilter = NearestFilter()
     ) throws(GEOSError) -> [FenceDistance] {
+        guard Coordinate(latitude: latitude, longitude: longitude).isValid else { return [] }
         let set = fenceSet
         let found = try set.index.nearest(
             to: Coordinate(latitude: latitude, longitude: longitude), count: count,
@@ -80,7 +82,7 @@ extension ContainmentEvaluator {
     public func nearestByScan(
         latitude: Double, longitude: Double, count: Int, filter: NearestFilter = NearestFilter()
     ) throws(GEOSError) -> [FenceDistance] {
-        guard count > 0 else { return [] }
+        guard count > 0, Coordinate(latitude: latitude, longitude: longitude).isValid else { return [] }
         var all: [FenceDistance] = []
         for slot in 0..<fenceSet.count where fenceSet.accepts(slot: slot, filter: filter) {
             let d = try distance(slot: slot, latitude: latitude, longitude: longitude)

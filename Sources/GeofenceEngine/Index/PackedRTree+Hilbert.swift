@@ -9,10 +9,13 @@ extension PackedRTree {
     /// - Complexity: O(n log n).
     static func hilbertOrder(_ items: [BoundingBox]) -> [Int] {
         var extent = BoundingBox.empty
-        for box in items { extent = extent.including(latitude: box.center.latitude, longitude: box.center.longitude) }
+        for box in items where !box.isEmpty && box.center.latitude.isFinite && box.center.longitude.isFinite {
+            extent = extent.including(latitude: box.center.latitude, longitude: box.center.longitude)
+        }
         let maxCell = Double((1 << 16) - 1)
         let width = extent.maxLongitude - extent.minLongitude, height = extent.maxLatitude - extent.minLatitude
-        let scaleX = width > 0 ? maxCell / width : 0, scaleY = height > 0 ? maxCell / height : 0
+        let scaleX = width > 0 && width.isFinite ? maxCell / width : 0
+        let scaleY = height > 0 && height.isFinite ? maxCell / height : 0
         var keys = [UInt64](repeating: 0, count: items.count)
         for (i, box) in items.enumerated() {
             let c = box.center
@@ -79,5 +82,10 @@ extension PackedRTree {
 extension Double {
     /// The value limited to [low, high].
     @inline(__always)
-    fileprivate func clamped(_ low: Double, _ high: Double) -> Double { Swift.min(high, Swift.max(low, self)) }
+    /// (NaN, from an empty or non-finite box, becomes `low`: such an item is never found by a
+    /// search, so its place on the curve does not matter, but it must not trap.)
+    fileprivate func clamped(_ low: Double, _ high: Double) -> Double {
+        guard self >= low else { return low }
+        return self <= high ? self : high
+    }
 }
