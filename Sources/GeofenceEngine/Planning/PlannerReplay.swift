@@ -81,7 +81,8 @@ public struct ReplayReport: Sendable {
     public var maxMonitored = 0
     /// Plans whose refresh radius came out 0 (an unmonitored fence within the 1 m margin).
     public var zeroRadiusPlans = 0
-    /// Continuous model: re-plans placed by the 1 m minimum step rather than a region exit.
+    /// Continuous model: re-plans placed by the 1 m minimum step (refresh regions under 1 m)
+    /// rather than at a region exit.
     public var forcedSteps = 0
 
     /// `count` per 1,000 processed fixes.

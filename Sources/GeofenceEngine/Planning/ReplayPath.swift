@@ -20,8 +20,9 @@ struct ReplayPath {
     /// Longest piece, metres, inside which the distance to a region's centre is treated as
     /// unimodal (a convex disc meets a near-straight 100 m piece in one interval).
     static let pieceLength: Double = 100
-    /// Smallest step, metres, from one re-plan to the next along a path, so a refresh region of
-    /// radius 0 cannot stall the replay (each forced step is counted in the report).
+    /// Smallest step, metres, from one re-plan to the next along a path when the refresh region
+    /// is smaller than this, so a region of radius 0 cannot stall the replay (each forced step
+    /// is counted in the report).
     static let minimumStep: Double = 1
 
     init(from start: Coordinate, to end: Coordinate) {
@@ -45,8 +46,8 @@ struct ReplayPath {
 
     /// The first parameter after `t0` at which the path is more than `radius` metres from
     /// `center`, or nil when it stays within the circle up to the end. The answer is at most
-    /// 1 mm past the true crossing, and at least ``minimumStep`` past `t0` (`forced` tells
-    /// when that floor, not the circle, decided it).
+    /// 1 mm past the true crossing; for a circle smaller than ``minimumStep`` it is at least
+    /// that far past `t0` (`forced` tells when that floor, not the circle, decided it).
     /// - Complexity: O(length / pieceLength) distance evaluations plus a bisection.
     func firstExit(from t0: Double, center: Coordinate, radius: Double) -> (t: Double, forced: Bool)? {
         guard length > 0, t0 < 1 else { return nil }
@@ -61,8 +62,11 @@ struct ReplayPath {
                     let mid = 0.5 * (lo + hi)
                     if Sphere.distance(center, point(mid)) > radius { hi = mid } else { lo = mid }
                 }
+                // A region under 1 m (an unmonitored fence within the margin) would re-plan
+                // every millimetre; step at least 1 m then. A larger region needs no floor:
+                // each re-plan starts at its centre, so the next exit is a radius away.
                 let floor = Swift.min(1, t0 + Self.minimumStep / length)
-                return hi < floor ? (floor, true) : (hi, false)
+                return radius < Self.minimumStep && hi < floor ? (floor, true) : (hi, false)
             }
             previous = u
         }
