@@ -6,7 +6,7 @@ struct GeofenceBench: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "geofence-bench",
         abstract: "Benchmarks for geofence-engine (build with -c release).",
-        subcommands: [ContainsBenchCommand.self, PeerCSVCommand.self]
+        subcommands: [ContainsBenchCommand.self, IndexBenchCommand.self, ReplayBenchCommand.self, PeerCSVCommand.self]
     )
 }
 

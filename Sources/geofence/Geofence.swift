@@ -14,7 +14,10 @@ struct Geofence: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "geofence",
         abstract: "Exact, fast geofence containment and events for moving devices.",
-        subcommands: [ValidateCommand.self, ContainsCommand.self, PlacesCommand.self, EvaluateCommand.self, MergeCommand.self]
+        subcommands: [
+            ValidateCommand.self, ContainsCommand.self, NearestCommand.self, PlanCommand.self, PlacesCommand.self,
+            EvaluateCommand.self, MergeCommand.self,
+        ]
     )
 
     static func main() {

@@ -85,14 +85,18 @@ extension ContainmentEvaluator {
         return result
     }
 
-    /// Every fence within its buffer of the point; see
+    /// Every fence within its buffer of the point, ascending by slot, found through the
+    /// fence set's R-tree; same answer as
     /// ``fencesWithinByScan(latitude:longitude:level:options:maximumBuffer:buffer:)``.
+    /// - Complexity: O(log n + k) expected for k candidate boxes, plus their exact distances.
     public func fencesWithin(
         latitude: Double, longitude: Double, level: Int?, options: ContainmentOptions = ContainmentOptions(),
         maximumBuffer: Double, buffer: (Int) -> Double
     ) throws(GEOSError) -> [FenceDistance] {
-        try fencesWithinByScan(
+        var result: [FenceDistance] = []
+        try fencesWithin(
             latitude: latitude, longitude: longitude, level: level, options: options,
-            maximumBuffer: maximumBuffer, buffer: buffer)
+            maximumBuffer: maximumBuffer, buffer: buffer, into: &result)
+        return result
     }
 }

@@ -18,6 +18,12 @@ public final class ContainmentEvaluator {
     public let fenceSet: FenceSet
     private let context: GEOSContext
     private var locators: [PolygonLocator?]
+    /// Candidate slots of the indexed queries, reused so a query allocates nothing once warm.
+    var candidates: [Int32] = []
+    /// Polygons' edges in runs with boxes, built on first use (see ``PolygonEdgeChunks``).
+    var edgeChunks: [Int: PolygonEdgeChunks] = [:]
+    /// Scratch for ``PolygonEdgeChunks/distance(from:bounds:)``.
+    var chunkBounds: [Double] = []
 
     public init(fenceSet: FenceSet) throws(GEOSError) {
         self.fenceSet = fenceSet
@@ -73,11 +79,18 @@ public final class ContainmentEvaluator {
         return result.uniqued()
     }
 
-    /// The slots of every fence containing the point, ascending (ascending id).
+    /// The slots of every fence containing the point, ascending (ascending id), found through
+    /// the fence set's R-tree (see ``containing(latitude:longitude:level:options:into:)`` for
+    /// the allocation-free form).
+    /// - Complexity: O(log n + k) expected for k candidate boxes, plus their exact tests.
     public func containing(
         latitude: Double, longitude: Double, level: Int?, options: ContainmentOptions = ContainmentOptions()
     ) throws(GEOSError) -> [Int] {
-        try containingByScan(latitude: latitude, longitude: longitude, level: level, options: options)
+        var slots = candidates
+        candidates = []
+        defer { candidates = slots }
+        try containing(latitude: latitude, longitude: longitude, level: level, options: options, into: &slots)
+        return slots.map(Int.init)
     }
 
     /// The ids of every fence containing the point, ascending.

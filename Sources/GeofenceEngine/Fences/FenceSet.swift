@@ -23,9 +23,16 @@ public struct FenceSet: Sendable {
     let circleThreshold: [Double]
     /// The fence's level, or `FenceSet.noLevel`, by slot.
     let levels: [Int]
+    /// The four circle numbers of a slot in one 32-byte record (latitude and longitude in
+    /// radians, cos(latitude), sin²(r / 2R)), so the indexed containment test of a circle reads
+    /// one cache line instead of four arrays; the threshold is -1 for a polygon.
+    let circleRecords: [SIMD4<Double>]
     /// Index entries: one or two non-wrapping boxes per fence, with the fence's slot.
     let entryBoxes: [BoundingBox]
     let entrySlots: [Int32]
+    /// The packed R-tree over `entryBoxes` (values: the entries' slots), built once here;
+    /// containment and nearest queries go through it.
+    public let index: PackedRTree
 
     static let noLevel = Int.min
     static let circleKind: UInt8 = 0
@@ -36,7 +43,8 @@ public struct FenceSet: Sendable {
     /// - Parameter repair: fix invalid polygons with GEOS MakeValid instead of rejecting them.
     /// - Throws: ``FenceValidationError`` listing every problem (duplicate ids, invalid
     ///   polygons, bad radii), or ``GEOSError`` when GEOS itself fails.
-    /// - Complexity: O(n log n + v log v) for n fences and v polygon vertices.
+    /// - Complexity: O(n log n + v log v) for n fences and v polygon vertices (the R-tree's
+    ///   bulk load is O(n log n)).
     public init(_ fences: [Fence], repair: Bool = false) throws {
         let outcome = try FenceValidator.validate(fences, repair: repair)
         if !outcome.problems.isEmpty { throw FenceValidationError(problems: outcome.problems) }
@@ -80,8 +88,13 @@ public struct FenceSet: Sendable {
         circleCosLatitude = cosLat
         circleThreshold = threshold
         self.levels = levels
+        circleRecords = (0..<sorted.count).map { slot in
+            kinds[slot] == Self.circleKind
+                ? SIMD4(lat[slot], lon[slot], cosLat[slot], threshold[slot]) : SIMD4(0, 0, 0, -1)
+        }
         entryBoxes = boxes
         entrySlots = slots
+        index = PackedRTree(boxes: boxes, values: slots)
     }
 
     /// Number of fences.

@@ -1,0 +1,174 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import GeofenceGEOS
+import GeofenceGeometry
+
+extension ContainmentEvaluator {
+    /// Clears `result` and fills it with the slots of every fence containing the point on
+    /// `level` (nil: no level), ascending — that is, in ascending id order.
+    ///
+    /// The hot path of batch evaluation: it allocates nothing once `result` has grown to the
+    /// largest answer (plus duplicate candidates) it has seen. The R-tree appends candidate
+    /// slots straight into `result`; they are sorted and deduplicated in place (a fence split
+    /// at the antimeridian can be reached twice), then filtered in place by level and the
+    /// exact test. `cos(latitude)` is computed only if a circle candidate needs it.
+    /// Same answer as ``containingByScan(latitude:longitude:level:options:)``.
+    /// - Complexity: O(log n + k log k) expected for k candidate boxes, plus k exact tests.
+    public func containing(
+        latitude: Double, longitude: Double, level: Int?, options: ContainmentOptions = ContainmentOptions(),
+        into result: inout [Int32]
+    ) throws(GEOSError) {
+        if !result.isEmpty { result.removeAll(keepingCapacity: true) }
+        fenceSet.index.search(latitude: latitude, longitude: longitude, into: &result)
+        guard !result.isEmpty else { return }
+        Self.sortRemovingDuplicates(&result)
+        // The same constant as Sphere.degreesToRadians, as a literal: the cross-module static
+        // costs an accessor call per query.
+        let degreesToRadians = Double.pi / 180.0
+        let latR = latitude * degreesToRadians, lonR = longitude * degreesToRadians
+        var cosLat = Double.nan  // computed on the first circle candidate
+        var kept = 0
+        for i in 0..<result.count {
+            let slot = Int(result[i])
+            guard fenceSet.levelMatches(slot: slot, level: level, options: options) else { continue }
+            let circle = fenceSet.circleRecords.withUnsafeBufferPointer { $0[slot] }
+            let inside: Bool
+            if circle.w >= 0 {
+                if cosLat.isNaN { cosLat = cos(latR) }
+                inside = Sphere.haversineTerm(
+                    latitude1: latR, longitude1: lonR, cosLatitude1: cosLat,
+                    latitude2: circle.x, longitude2: circle.y, cosLatitude2: circle.z) <= circle.w
+            } else {
+                inside = try covers(slot: slot, latitude: latitude, longitude: longitude)
+            }
+            if inside {
+                result[kept] = result[i]
+                kept += 1
+            }
+        }
+        result.removeLast(result.count - kept)
+    }
+
+    /// Clears `result` and fills it with every fence whose edge is within `buffer(slot)`
+    /// metres of the point (distance 0 when it covers the point), on `level`, ascending by
+    /// slot. `maximumBuffer` must be at least every `buffer(slot)`.
+    ///
+    /// Candidates come from the R-tree: the boxes meeting the box(es) of the cap of radius
+    /// `maximumBuffer` around the point (the point itself when it is 0). Allocation-free once
+    /// warm (each polygon's edge runs are built on its first distance), apart from what
+    /// `buffer` does. Same answer as
+    /// ``fencesWithinByScan(latitude:longitude:level:options:maximumBuffer:buffer:)``.
+    /// - Complexity: O(log n + k log k) expected for k candidate boxes, plus their exact
+    ///   distances (O(v) for a polygon of v vertices).
+    public func fencesWithin(
+        latitude: Double, longitude: Double, level: Int?, options: ContainmentOptions = ContainmentOptions(),
+        maximumBuffer: Double, buffer: (Int) -> Double, into result: inout [FenceDistance]
+    ) throws(GEOSError) {
+        result.removeAll(keepingCapacity: true)
+        var slots = candidates
+        candidates = []
+        defer { candidates = slots }
+        slots.removeAll(keepingCapacity: true)
+        if maximumBuffer > 0 {
+            let (first, second) = Self.capBoxes(
+                center: Coordinate(latitude: latitude, longitude: longitude), radius: maximumBuffer)
+            fenceSet.index.search(intersecting: first, into: &slots)
+            fenceSet.index.search(intersecting: second, into: &slots)
+        } else {
+            fenceSet.index.search(latitude: latitude, longitude: longitude, into: &slots)
+        }
+        guard !slots.isEmpty else { return }
+        Self.sortRemovingDuplicates(&slots)
+        for s in slots {
+            let slot = Int(s)
+            guard fenceSet.levelMatches(slot: slot, level: level, options: options) else { continue }
+            let limit = buffer(slot)
+            if limit <= 0 {
+                if try covers(slot: slot, latitude: latitude, longitude: longitude) {
+                    result.append(FenceDistance(slot: s, distance: 0))
+                }
+                continue
+            }
+            let d = try indexedDistance(slot: slot, latitude: latitude, longitude: longitude, outsideBoxes: false)
+            if d <= limit { result.append(FenceDistance(slot: s, distance: d)) }
+        }
+    }
+
+    /// Two boxes (the second possibly empty) holding every point within `radius` metres of
+    /// `center`: ``CircleBounds/boxes(center:radius:)`` without the array, so the query
+    /// allocates nothing.
+    static func capBoxes(center: Coordinate, radius: Double) -> (BoundingBox, BoundingBox) {
+        let angular = radius / Sphere.radius
+        let dLat = angular * Sphere.radiansToDegrees
+        let minLat = Swift.max(-90, center.latitude - dLat - CircleBounds.slack)
+        let maxLat = Swift.min(90, center.latitude + dLat + CircleBounds.slack)
+        let band = BoundingBox(minLongitude: -180, minLatitude: minLat, maxLongitude: 180, maxLatitude: maxLat)
+        // Over a pole, or wider than a hemisphere: every longitude.
+        if maxLat >= 90 || minLat <= -90 || angular >= .pi / 2 { return (band, .empty) }
+        let ratio = sin(angular) / cos(center.latitude * Sphere.degreesToRadians)
+        guard ratio < 1 else { return (band, .empty) }
+        let dLon = asin(ratio) * Sphere.radiansToDegrees + CircleBounds.slack
+        let minLon = center.longitude - dLon, maxLon = center.longitude + dLon
+        if maxLon - minLon >= 360 { return (band, .empty) }
+        func box(_ a: Double, _ b: Double) -> BoundingBox {
+            BoundingBox(minLongitude: a, minLatitude: minLat, maxLongitude: b, maxLatitude: maxLat)
+        }
+        if minLon < -180 { return (box(-180, maxLon), box(minLon + 360, 180)) }
+        if maxLon > 180 { return (box(minLon, 180), box(-180, maxLon - 360)) }
+        return (box(minLon, maxLon), .empty)
+    }
+
+    /// Sorts `a` ascending and removes repeats, in place and without allocating: insertion
+    /// sort for the usual handful of candidates, heapsort beyond that.
+    /// - Complexity: O(k²) for k ≤ 32, O(k log k) above.
+    @inline(__always)
+    static func sortRemovingDuplicates(_ a: inout [Int32]) {
+        let k = a.count
+        guard k > 1 else { return }
+        let unique = a.withUnsafeMutableBufferPointer { p -> Int in
+            if k <= 32 {
+                for i in 1..<k {
+                    let x = p[i]
+                    var j = i
+                    while j > 0 && p[j - 1] > x { p[j] = p[j - 1]; j -= 1 }
+                    p[j] = x
+                }
+            } else {
+                heapSort(p)
+            }
+            var w = 1
+            for r in 1..<k where p[r] != p[w - 1] {
+                p[w] = p[r]
+                w += 1
+            }
+            return w
+        }
+        a.removeLast(k - unique)
+    }
+
+    /// In-place ascending heapsort (no scratch memory, unlike the standard library's sort).
+    static func heapSort(_ p: UnsafeMutableBufferPointer<Int32>) {
+        func siftDown(_ start: Int, _ end: Int) {
+            var root = start
+            while 2 * root + 1 < end {
+                var child = 2 * root + 1
+                if child + 1 < end && p[child] < p[child + 1] { child += 1 }
+                if p[root] >= p[child] { return }
+                p.swapAt(root, child)
+                root = child
+            }
+        }
+        let k = p.count
+        var start = k / 2 - 1
+        while start >= 0 { siftDown(start, k); start -= 1 }
+        var end = k - 1
+        while end > 0 {
+            p.swapAt(0, end)
+            siftDown(0, end)
+            end -= 1
+        }
+    }
+}

@@ -1,0 +1,116 @@
+import GeofenceGEOS
+import GeofenceGeometry
+
+/// How many regions the operating system lets one app monitor at once.
+public enum RegistrationBudget: Hashable, Sendable, CustomStringConvertible {
+    /// iOS Core Location: 20 regions per app.
+    case ios
+    /// Android Geofencing API: 100 geofences per app (and per device user).
+    case android
+    /// Any other limit.
+    case custom(Int)
+
+    /// The number of regions.
+    public var regionLimit: Int {
+        switch self {
+        case .ios: 20
+        case .android: 100
+        case .custom(let n): n
+        }
+    }
+
+    /// `ios`, `android` or a whole number (the CLI's `--platform`); nil for anything else.
+    public init?(argument: String) {
+        switch argument.lowercased() {
+        case "ios": self = .ios
+        case "android": self = .android
+        default:
+            guard let n = Int(argument) else { return nil }
+            self = .custom(n)
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .ios: "ios (20)"
+        case .android: "android (100)"
+        case .custom(let n): "\(n)"
+        }
+    }
+}
+
+/// A fence to register with the OS, as the circle the OS monitors.
+public struct MonitoredFence: Hashable, Sendable {
+    /// The fence's slot in its ``FenceSet``.
+    public var slot: Int32
+    public var geofenceId: String
+    /// A circle fence's own centre, or a polygon's minimum enclosing circle's centre.
+    public var center: Coordinate
+    /// Metres: the circle's radius, or the polygon's minimum enclosing circle's.
+    public var radius: Double
+    /// Metres from the fix to the fence's edge (0 inside).
+    public var distance: Double
+    /// True when the fence counted as holding the device (see ``RegistrationPlanner``).
+    public var isInside: Bool
+}
+
+/// The circle whose exit tells the app to plan again.
+public struct RefreshRegion: Hashable, Sendable {
+    /// The fix the plan was made for.
+    public var center: Coordinate
+    /// Metres.
+    public var radius: Double
+}
+
+/// What to register: the fences to monitor, the refresh region, and the change from what is
+/// registered now.
+public struct RegistrationPlan: Hashable, Sendable {
+    /// Fences holding the device first, then the nearest others; each group by distance, then id.
+    public var monitor: [MonitoredFence]
+    /// Nil when every fence the filter allows is monitored, so no movement calls for a new plan.
+    public var refreshRegion: RefreshRegion?
+    /// Ids to register that are not registered now, ascending.
+    public var add: [String]
+    /// Ids registered now that are no longer wanted, ascending.
+    public var remove: [String]
+    /// Fences that hold the device but found no slot (more of them than the budget allows);
+    /// empty in any normal plan. Ascending id.
+    public var unmonitoredInside: [String]
+    /// Metres from the fix to the edge of the nearest fence *not* monitored, before the safety
+    /// margin and ``RegistrationPlanner/minimumRefreshRadius``; nil when there is none.
+    public var nearestUnmonitoredDistance: Double?
+
+    /// The monitored slots, ascending (the set the next plan's diff starts from).
+    public var monitoredSlots: [Int32] { monitor.map(\.slot).sorted() }
+}
+
+/// Why a plan cannot be made.
+public enum RegistrationPlanError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// The budget leaves no slot for the refresh region after the host app's reserved slots.
+    case budgetTooSmall(budget: Int, reserved: Int)
+    /// Reserved slots below 0.
+    case negativeReserved(Int)
+    /// The minimum refresh radius is negative or not finite.
+    case invalidMinimumRefreshRadius(Double)
+    /// The fix is not a WGS84 coordinate.
+    case invalidCoordinate(String)
+    /// Accuracy below 0 or not finite.
+    case invalidAccuracy(Double)
+    /// A registered id that is not in the fence set.
+    case unknownRegisteredID(String)
+    /// GEOS failed while testing a polygon.
+    case geometry(GEOSError)
+
+    public var description: String {
+        switch self {
+        case .budgetTooSmall(let budget, let reserved):
+            "budget \(budget) is smaller than the reserved slots (\(reserved)) + 1 for the refresh region"
+        case .negativeReserved(let k): "reserved slots must be >= 0, found \(k)"
+        case .invalidMinimumRefreshRadius(let r): "minimum refresh radius must be a finite number of metres >= 0, found \(r)"
+        case .invalidCoordinate(let reason): "fix: \(reason)"
+        case .invalidAccuracy(let a): "accuracy must be a finite number of metres >= 0, found \(a)"
+        case .unknownRegisteredID(let id): "registered id \(JSONWriter.quoted(id)) is not a fence of the set"
+        case .geometry(let error): "\(error)"
+        }
+    }
+}
