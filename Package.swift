@@ -30,10 +30,7 @@ let package = Package(
         .target(
             name: "CGEOSShim",
             dependencies: ["CGEOS"],
-            cxxSettings: [
-                .define("USE_UNSTABLE_GEOS_CPP_API"),
-                .unsafeFlags(["-O2"]),
-            ],
+            cxxSettings: [.define("USE_UNSTABLE_GEOS_CPP_API")],
             linkerSettings: [.linkedLibrary("geos"), .linkedLibrary("stdc++")]
         ),
         .target(name: "GeofenceGeometry"),

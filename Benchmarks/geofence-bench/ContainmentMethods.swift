@@ -39,15 +39,17 @@ final class ContainmentWorker {
     /// Tests fixes `range` and returns their checksum.
     func run(_ range: Range<Int>) throws -> PairChecksum {
         var sum = PairChecksum()
+        // A local buffer: a class property passed inout costs a dynamic exclusivity check per call.
+        var buffer = self.buffer
+        defer { self.buffer = buffer }
         let fixes = world.fixes
         let fileIndex = world.fileIndexOfSlot
         for i in range {
             let lat = fixes[2 * i], lon = fixes[2 * i + 1]
             switch method {
             case .engine:
-                for slot in try evaluator.containing(latitude: lat, longitude: lon, level: nil) {
-                    sum.add(fix: i, fence: fileIndex[slot])
-                }
+                try evaluator.containing(latitude: lat, longitude: lon, level: nil, into: &buffer)
+                for slot in buffer { sum.add(fix: i, fence: fileIndex[Int(slot)]) }
             case .brute:
                 for slot in try evaluator.containingByScan(latitude: lat, longitude: lon, level: nil) {
                     sum.add(fix: i, fence: fileIndex[slot])

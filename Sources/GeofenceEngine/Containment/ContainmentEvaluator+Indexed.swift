@@ -22,9 +22,15 @@ extension ContainmentEvaluator {
         into result: inout [Int32]
     ) throws(GEOSError) {
         if !result.isEmpty { result.removeAll(keepingCapacity: true) }
-        fenceSet.index.search(latitude: latitude, longitude: longitude, into: &result)
-        guard !result.isEmpty else { return }
-        Self.sortRemovingDuplicates(&result)
+        if fenceSet.directory.isEnabled {
+            // Sorted by slot and without repeats already.
+            fenceSet.directory.search(latitude: latitude, longitude: longitude, into: &result)
+            guard !result.isEmpty else { return }
+        } else {
+            fenceSet.index.search(latitude: latitude, longitude: longitude, into: &result)
+            guard !result.isEmpty else { return }
+            Self.sortRemovingDuplicates(&result)
+        }
         // The same constant as Sphere.degreesToRadians, as a literal: the cross-module static
         // costs an accessor call per query.
         let degreesToRadians = Double.pi / 180.0
@@ -42,7 +48,7 @@ extension ContainmentEvaluator {
                     latitude1: latR, longitude1: lonR, cosLatitude1: cosLat,
                     latitude2: circle.x, longitude2: circle.y, cosLatitude2: circle.z) <= circle.w
             } else {
-                inside = try covers(slot: slot, latitude: latitude, longitude: longitude)
+                inside = try polygonCovers(slot: slot, latitude: latitude, longitude: longitude)
             }
             if inside {
                 result[kept] = result[i]

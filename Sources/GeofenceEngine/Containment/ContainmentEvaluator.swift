@@ -45,6 +45,25 @@ public final class ContainmentEvaluator {
                 cosLatitude2: fenceSet.circleCosLatitude[slot])
             return a <= fenceSet.circleThreshold[slot]
         }
+        return try polygonCovers(slot: slot, latitude: latitude, longitude: longitude)
+    }
+
+    /// The polygon test: the certified Swift crossing test (``PolygonEdgeIndex``), and GEOS's
+    /// indexed locator for the points it cannot certify (on, or within rounding of, an edge)
+    /// and for polygons too large for a linear pass. Same answer as ``coversByGEOS(slot:latitude:longitude:)``.
+    @inline(__always)
+    func polygonCovers(slot: Int, latitude: Double, longitude: Double) throws(GEOSError) -> Bool {
+        switch fenceSet.polygonEdges.test(slot: slot, x: longitude, y: latitude) {
+        case .inside: return true
+        case .outside: return false
+        case .undecided: return try locator(slot).covers(latitude: latitude, longitude: longitude)
+        }
+    }
+
+    /// GEOS's answer alone for a polygon (the point-in-area locator), or the circle test:
+    /// the obvious twin the certified polygon test is checked against.
+    public func coversByGEOS(slot: Int, latitude: Double, longitude: Double) throws(GEOSError) -> Bool {
+        if fenceSet.kinds[slot] == FenceSet.circleKind { return try covers(slot: slot, latitude: latitude, longitude: longitude) }
         return try locator(slot).covers(latitude: latitude, longitude: longitude)
     }
 

@@ -33,6 +33,10 @@ public struct FenceSet: Sendable {
     /// The packed R-tree over `entryBoxes` (values: the entries' slots), built once here;
     /// containment and nearest queries go through it.
     public let index: PackedRTree
+    /// A grid over the same entries for point queries (see ``CellDirectory``).
+    public let directory: CellDirectory
+    /// Every polygon's rings, flat, for the certified Swift point-in-polygon test.
+    let polygonEdges: PolygonEdgeIndex
 
     static let noLevel = Int.min
     static let circleKind: UInt8 = 0
@@ -95,6 +99,8 @@ public struct FenceSet: Sendable {
         entryBoxes = boxes
         entrySlots = slots
         index = PackedRTree(boxes: boxes, values: slots)
+        directory = CellDirectory(boxes: boxes, slots: slots)
+        polygonEdges = PolygonEdgeIndex(sorted)
     }
 
     /// Number of fences.
