@@ -39,6 +39,11 @@ public struct BatchSummary: Sendable {
     public var fences = 0
     public var eventsByType = [Int](repeating: 0, count: GeofenceEvent.EventType.allCases.count)
     public var seconds = 0.0
+    /// Where the time went without `--sorted-input`: reading and parsing, grouping by device,
+    /// evaluating and writing (0 with it: the phases overlap).
+    public var readSeconds = 0.0
+    public var groupSeconds = 0.0
+    public var evaluateSeconds = 0.0
     public var threads = 1
     public var shard = ShardSpec.all
     /// Bytes held by the fix table (without `--sorted-input`), or the largest buffered block of
@@ -77,6 +82,11 @@ public struct BatchSummary: Sendable {
             .init(key: "eventsByType", value: .object(JSONObject(members: events))),
             .init(key: "threads", value: n(threads)),
             .init(key: "seconds", value: JSONValue.double(seconds) ?? .null),
+            .init(key: "phaseSeconds", value: .object(JSONObject(members: [
+                .init(key: "read", value: JSONValue.double(readSeconds) ?? .null),
+                .init(key: "group", value: JSONValue.double(groupSeconds) ?? .null),
+                .init(key: "evaluate", value: JSONValue.double(evaluateSeconds) ?? .null),
+            ]))),
             .init(key: "fixesPerSecond", value: n(Int(fixesPerSecond))),
         ]))
     }

@@ -3,7 +3,8 @@ import GeofenceGEOS
 /// The fixes of one device, in time order, as the per-device step reads them.
 protocol DeviceFixSource: SendableMetatype {
     var count: Int { get }
-    func fix(_ i: Int) -> Fix
+    /// Replaces `scratch` with the device's records, in time order.
+    func gather(into scratch: inout [FixRecord])
 }
 
 /// What evaluating one device produced: its NDJSON lines and counts.
@@ -22,6 +23,8 @@ final class BatchWorker {
     let evaluator: ContainmentEvaluator
     let formatter: EventLineFormatter
     private var events: [GeofenceEvent] = []
+    private var nearby: [FenceDistance] = []
+    private var records: [FixRecord] = []
 
     init(context: TrackerContext, formatter: EventLineFormatter) throws(GEOSError) {
         self.context = context
@@ -36,10 +39,17 @@ final class BatchWorker {
         var result = DeviceResult()
         var tracker = DeviceTracker(context: context)
         events.removeAll(keepingCapacity: true)
-        for i in 0..<fixes.count {
-            let fix = fixes.fix(i)
-            let observation = try context.observe(fix, using: evaluator)
-            if let rejection = tracker.update(observation, appendingTo: &events) {
+        var nearby = self.nearby
+        var records = self.records
+        defer {
+            self.nearby = nearby
+            self.records = records
+        }
+        fixes.gather(into: &records)
+        for record in records {
+            let fix = record.fix
+            let rejection = tracker.update(try context.observe(fix, using: evaluator, buffer: &nearby), appendingTo: &events)
+            if let rejection {
                 let reason: RejectionReason =
                     switch rejection.reason {
                     case .coordinate: .coordinate

@@ -23,9 +23,7 @@ struct FixTable {
         for slice in slices {
             let map = (0..<slice.interner.count).map { interner.intern(from: slice.interner, index: $0) }
             for r in 0..<slice.rowCount {
-                columns.append(
-                    device: map[Int(slice.device[r])], timestamp: slice.timestamp[r], latitude: slice.latitude[r],
-                    longitude: slice.longitude[r], accuracy: slice.accuracy[r], level: slice.level[r])
+                columns.append(device: map[Int(slice.device[r])], record: slice.records[r])
             }
             for rejection in slice.rejections {
                 rejections.add(rejection.reason, line: slice.firstLine + Int(rejection.relativeLine), message: rejection.message)
@@ -69,14 +67,14 @@ struct FixTable {
             var sorted = true
             var previous = Int64.min
             for i in range {
-                let t = columns.timestamp(Int(order[i]))
+                let t = columns.record(Int(order[i])).timestamp
                 if t < previous { sorted = false; break }
                 previous = t
             }
             if sorted { continue }
             let cols = columns
             order[range].sort { a, b in
-                let ta = cols.timestamp(Int(a)), tb = cols.timestamp(Int(b))
+                let ta = cols.record(Int(a)).timestamp, tb = cols.record(Int(b)).timestamp
                 return ta != tb ? ta < tb : a < b
             }
         }

@@ -9,11 +9,7 @@ struct ParsedSlice {
 
     var interner = DeviceInterner()
     var device: [UInt32] = []
-    var timestamp: [Int64] = []
-    var latitude: [Double] = []
-    var longitude: [Double] = []
-    var accuracy: [Float] = []
-    var level: [Int32] = []
+    var records: [FixRecord] = []
     /// 0-based line of each accepted row within the slice.
     var relativeLine: [Int32] = []
     var rejections: [Rejection] = []
@@ -50,11 +46,7 @@ extension ParsedSlice {
         var slice = ParsedSlice()
         let estimate = (end - start) / 40 + 16
         slice.device.reserveCapacity(estimate)
-        slice.timestamp.reserveCapacity(estimate)
-        slice.latitude.reserveCapacity(estimate)
-        slice.longitude.reserveCapacity(estimate)
-        slice.accuracy.reserveCapacity(estimate)
-        slice.level.reserveCapacity(estimate)
+        slice.records.reserveCapacity(estimate)
         slice.relativeLine.reserveCapacity(estimate)
         var row = FixCSVRow()
         var unquoted: [UInt8] = []
@@ -133,12 +125,10 @@ extension ParsedSlice {
                 haveLast = true
             }
             slice.device.append(index)
-            slice.timestamp.append(row.timestamp)
-            slice.latitude.append(row.latitude)
-            slice.longitude.append(row.longitude)
-            slice.accuracy.append(Float(row.accuracy))
             // Levels have at most 9 digits (FixCSVRow), so they fit in an Int32.
-            slice.level.append(row.level == Int.min ? Int32.min : Int32(row.level))
+            slice.records.append(FixRecord(
+                timestamp: row.timestamp, latitude: row.latitude, longitude: row.longitude,
+                accuracy: Float(row.accuracy), level: row.level == Int.min ? Int32.min : Int32(row.level)))
             slice.relativeLine.append(line)
         }
         slice.lineCount = Int(line)

@@ -4,21 +4,15 @@ struct BufferedDevice: Sendable {
     var fixes = BufferedFixes()
 }
 
-/// A device's fixes in columns.
+/// A device's fixes, in time order.
 struct BufferedFixes: DeviceFixSource, Sendable {
-    var timestamp: [Int64] = []
-    var latitude: [Double] = []
-    var longitude: [Double] = []
-    var accuracy: [Float] = []
-    var level: [Int32] = []
+    var records: [FixRecord] = []
 
-    var count: Int { timestamp.count }
+    var count: Int { records.count }
 
-    @inline(__always)
-    func fix(_ i: Int) -> Fix {
-        Fix(
-            timestamp: Timestamp(milliseconds: timestamp[i]), latitude: latitude[i], longitude: longitude[i],
-            accuracy: accuracy[i].isNaN ? nil : Double(accuracy[i]), level: level[i] == Int32.min ? nil : Int(level[i]))
+    func gather(into scratch: inout [FixRecord]) {
+        scratch.removeAll(keepingCapacity: true)
+        scratch.append(contentsOf: records)
     }
 }
 
@@ -51,7 +45,7 @@ struct SortedInputGrouper {
         for r in 0..<slice.rowCount {
             let id = ids[Int(slice.device[r])]
             let line = slice.firstLine + Int(slice.relativeLine[r])
-            let t = slice.timestamp[r]
+            let t = slice.records[r].timestamp
             if open != nil && id == openBytes {
                 guard t >= lastTimestamp else {
                     summary.rejections.add(.order, line: line, message: "timestamp \(t) is earlier than the device's previous fix (\(lastTimestamp)); --sorted-input needs time order within a device")
@@ -66,11 +60,7 @@ struct SortedInputGrouper {
                 continue
             }
             lastTimestamp = t
-            open!.fixes.timestamp.append(t)
-            open!.fixes.latitude.append(slice.latitude[r])
-            open!.fixes.longitude.append(slice.longitude[r])
-            open!.fixes.accuracy.append(slice.accuracy[r])
-            open!.fixes.level.append(slice.level[r])
+            open!.fixes.records.append(slice.records[r])
         }
     }
 

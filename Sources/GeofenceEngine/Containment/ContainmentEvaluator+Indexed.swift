@@ -22,9 +22,10 @@ extension ContainmentEvaluator {
         into result: inout [Int32]
     ) throws(GEOSError) {
         if !result.isEmpty { result.removeAll(keepingCapacity: true) }
-        if fenceSet.directory.isEnabled {
+        let hot = self.hot
+        if hot.directoryEnabled {
             // Sorted by slot and without repeats already.
-            fenceSet.directory.search(latitude: latitude, longitude: longitude, into: &result)
+            hot.directory.search(latitude: latitude, longitude: longitude, into: &result)
             guard !result.isEmpty else { return }
         } else {
             fenceSet.index.search(latitude: latitude, longitude: longitude, into: &result)
@@ -39,8 +40,8 @@ extension ContainmentEvaluator {
         var kept = 0
         for i in 0..<result.count {
             let slot = Int(result[i])
-            guard fenceSet.levelMatches(slot: slot, level: level, options: options) else { continue }
-            let circle = fenceSet.circleRecords.withUnsafeBufferPointer { $0[slot] }
+            guard hot.levelMatches(slot: slot, level: level, options: options) else { continue }
+            let circle = hot.circles[slot]
             let inside: Bool
             if circle.w >= 0 {
                 if cosLat.isNaN { cosLat = cos(latR) }
@@ -48,7 +49,11 @@ extension ContainmentEvaluator {
                     latitude1: latR, longitude1: lonR, cosLatitude1: cosLat,
                     latitude2: circle.x, longitude2: circle.y, cosLatitude2: circle.z) <= circle.w
             } else {
-                inside = try polygonCovers(slot: slot, latitude: latitude, longitude: longitude)
+                switch hot.polygons.test(slot: slot, x: longitude, y: latitude) {
+                case .inside: inside = true
+                case .outside: inside = false
+                case .undecided: inside = try polygonCovers(slot: slot, latitude: latitude, longitude: longitude)
+                }
             }
             if inside {
                 result[kept] = result[i]
@@ -56,6 +61,20 @@ extension ContainmentEvaluator {
             }
         }
         result.removeLast(result.count - kept)
+    }
+
+    /// ``containing(latitude:longitude:level:options:into:)`` as fence distances (all 0): the
+    /// observation of a fix when no tolerance or accuracy buffer is asked for.
+    public func containingDistances(
+        latitude: Double, longitude: Double, level: Int?, options: ContainmentOptions = ContainmentOptions(),
+        into result: inout [FenceDistance]
+    ) throws(GEOSError) {
+        var slots = candidates
+        candidates = []
+        defer { candidates = slots }
+        try containing(latitude: latitude, longitude: longitude, level: level, options: options, into: &slots)
+        result.removeAll(keepingCapacity: true)
+        for s in slots { result.append(FenceDistance(slot: s, distance: 0)) }
     }
 
     /// Clears `result` and fills it with every fence whose edge is within `buffer(slot)`
@@ -83,6 +102,8 @@ extension ContainmentEvaluator {
                 center: Coordinate(latitude: latitude, longitude: longitude), radius: maximumBuffer)
             fenceSet.index.search(intersecting: first, into: &slots)
             fenceSet.index.search(intersecting: second, into: &slots)
+        } else if hot.directoryEnabled {
+            hot.directory.search(latitude: latitude, longitude: longitude, into: &slots)
         } else {
             fenceSet.index.search(latitude: latitude, longitude: longitude, into: &slots)
         }

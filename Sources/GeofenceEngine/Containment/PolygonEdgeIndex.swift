@@ -29,16 +29,16 @@ enum PolygonTestResult {
 /// for that determinant (`ccwerrboundA`), so every answer it gives is the exact one. Points
 /// on a vertex or on a horizontal edge are recognised exactly as boundary (covered); anything
 /// within the error bound of an edge is `undecided` and goes to GEOS's locator.
-struct PolygonEdgeIndex: Sendable {
+final class PolygonEdgeIndex: Sendable {
     static let runLength = 16
     static let maximumEdges = 2048
     /// Shewchuk's bound for orient2d's first, floating-point stage: (3 + 16ε)ε, ε = 2⁻⁵³.
     static let orientationErrorBound = 3.3306690738754716e-16
 
-    let vertices: [Double]
-    let chunkBounds: [SIMD4<Double>]
-    let chunkRanges: [SIMD2<Int32>]
-    let slotChunks: [SIMD2<Int32>]
+    let vertices: FrozenBuffer<Double>
+    let chunkBounds: FrozenBuffer<SIMD4<Double>>
+    let chunkRanges: FrozenBuffer<SIMD2<Int32>>
+    let slotChunks: FrozenBuffer<SIMD2<Int32>>
 
     /// - Complexity: O(v) for v vertices over all polygons.
     init(_ fences: [Fence]) {
@@ -76,58 +76,69 @@ struct PolygonEdgeIndex: Sendable {
             }
             slotChunks.append(SIMD2(firstChunk, Int32(ranges.count) - firstChunk))
         }
-        self.vertices = vertices
-        chunkBounds = bounds
-        chunkRanges = ranges
-        self.slotChunks = slotChunks
+        self.vertices = FrozenBuffer(vertices)
+        chunkBounds = FrozenBuffer(bounds)
+        chunkRanges = FrozenBuffer(ranges)
+        self.slotChunks = FrozenBuffer(slotChunks)
     }
 
-    /// Exact location of (longitude x, latitude y) in the polygon of `slot`, or `undecided`
-    /// when GEOS must settle it (on or within rounding of an edge, or a polygon left to GEOS).
-    ///
-    /// - Complexity: O(c + e) for c chunks and the e edges of the chunks whose latitude span
-    ///   holds the point and that reach east of it; no allocation.
-    @inline(__always)
-    func test(slot: Int, x: Double, y: Double) -> PolygonTestResult {
-        let range = slotChunks.withUnsafeBufferPointer { $0[slot] }
-        if range.y < 0 { return .undecided }
-        return vertices.withUnsafeBufferPointer { v in
-            chunkBounds.withUnsafeBufferPointer { bounds in
-                chunkRanges.withUnsafeBufferPointer { ranges in
-                    var odd = false
-                    for c in Int(range.x)..<Int(range.x + range.y) {
-                        let b = bounds[c]
-                        // No edge of the chunk straddles y, or all of it lies west of x: the
-                        // ray misses it and the point is on none of its edges.
-                        if y < b.x || y > b.y || x > b.z { continue }
-                        let r = ranges[c]
-                        var i = 2 * Int(r.x)
-                        let end = i + 2 * Int(r.y)
-                        while i < end {
-                            let x1 = v[i], y1 = v[i + 1], x2 = v[i + 2], y2 = v[i + 3]
-                            i += 2
-                            if (y1 > y) != (y2 > y) {
-                                let a = (y - y1) * (x2 - x1)
-                                let b = (x - x1) * (y2 - y1)
-                                let d = a - b
-                                let bound = Self.orientationErrorBound * (abs(a) + abs(b))
-                                if d > bound {
-                                    if y2 > y1 { odd.toggle() }
-                                } else if d < -bound {
-                                    if y2 < y1 { odd.toggle() }
-                                } else {
-                                    return .undecided
-                                }
-                            } else if y1 == y {
-                                // On a vertex, or on a horizontal edge: boundary, so covered.
-                                if x1 == x { return .inside }
-                                if y2 == y && (x1 <= x) != (x2 < x) { return .inside }
-                            }
+    /// The index as plain pointers, for hot loops (valid while `self` lives).
+    var view: View {
+        View(vertices: vertices.pointer, chunkBounds: chunkBounds.pointer, chunkRanges: chunkRanges.pointer, slotChunks: slotChunks.pointer)
+    }
+
+    func test(slot: Int, x: Double, y: Double) -> PolygonTestResult { view.test(slot: slot, x: x, y: y) }
+
+
+    /// The test over raw pointers: no reference counting per query.
+    struct View {
+        let vertices: UnsafePointer<Double>
+        let chunkBounds: UnsafePointer<SIMD4<Double>>
+        let chunkRanges: UnsafePointer<SIMD2<Int32>>
+        let slotChunks: UnsafePointer<SIMD2<Int32>>
+
+        /// Exact location of (longitude x, latitude y) in the polygon of `slot`, or `undecided`
+        /// when GEOS must settle it (on or within rounding of an edge, or a polygon left to GEOS).
+        ///
+        /// - Complexity: O(c + e) for c chunks and the e edges of the chunks whose latitude
+        ///   span holds the point and that reach east of it; no allocation.
+        @inline(__always)
+        func test(slot: Int, x: Double, y: Double) -> PolygonTestResult {
+            let range = slotChunks[slot]
+            if range.y < 0 { return .undecided }
+            let v = vertices
+            var odd = false
+            for c in Int(range.x)..<Int(range.x &+ range.y) {
+                let b = chunkBounds[c]
+                // No edge of the chunk straddles y, or all of it lies west of x: the ray misses
+                // it and the point is on none of its edges.
+                if y < b.x || y > b.y || x > b.z { continue }
+                let r = chunkRanges[c]
+                var i = 2 &* Int(r.x)
+                let end = i &+ 2 &* Int(r.y)
+                while i < end {
+                    let x1 = v[i], y1 = v[i &+ 1], x2 = v[i &+ 2], y2 = v[i &+ 3]
+                    i &+= 2
+                    if (y1 > y) != (y2 > y) {
+                        let a = (y - y1) * (x2 - x1)
+                        let b = (x - x1) * (y2 - y1)
+                        let d = a - b
+                        let bound = PolygonEdgeIndex.orientationErrorBound * (abs(a) + abs(b))
+                        if d > bound {
+                            if y2 > y1 { odd.toggle() }
+                        } else if d < -bound {
+                            if y2 < y1 { odd.toggle() }
+                        } else {
+                            return .undecided
                         }
+                    } else if y1 == y {
+                        // On a vertex, or on a horizontal edge: boundary, so covered.
+                        if x1 == x { return .inside }
+                        if y2 == y && (x1 <= x) != (x2 < x) { return .inside }
                     }
-                    return odd ? .inside : .outside
                 }
             }
+            return odd ? .inside : .outside
         }
     }
 

@@ -122,12 +122,28 @@ public final class TrackerContext: Sendable {
     /// (which must be built on this context's fence set). A fix the tracker will reject
     /// anyway gets an empty list without a query.
     public func observe(_ fix: Fix, using evaluator: ContainmentEvaluator) throws(GEOSError) -> FixObservation {
-        if rejection(of: fix) != nil { return FixObservation(fix: fix, nearby: []) }
+        var nearby: [FenceDistance] = []
+        return try observe(fix, using: evaluator, buffer: &nearby)
+    }
+
+    /// ``observe(_:using:)`` reusing `buffer` for the nearby list (the batch hot path): once
+    /// the buffer has grown and the returned observation has been dropped, it allocates nothing.
+    public func observe(
+        _ fix: Fix, using evaluator: ContainmentEvaluator, buffer nearby: inout [FenceDistance]
+    ) throws(GEOSError) -> FixObservation {
+        nearby.removeAll(keepingCapacity: true)
+        if rejection(of: fix) != nil { return FixObservation(fix: fix, nearby: nearby) }
         let allowance = accuracyAllowance(fix.accuracy)
-        let nearby = try evaluator.fencesWithin(
-            latitude: fix.latitude, longitude: fix.longitude, level: fix.level,
-            options: configuration.containmentOptions, maximumBuffer: maximumReach + allowance,
-            buffer: { slot in Swift.max(self.enterReach[slot], self.exitReach[slot]) + allowance })
+        if maximumReach + allowance <= 0 {
+            try evaluator.containingDistances(
+                latitude: fix.latitude, longitude: fix.longitude, level: fix.level,
+                options: configuration.containmentOptions, into: &nearby)
+        } else {
+            try evaluator.fencesWithin(
+                latitude: fix.latitude, longitude: fix.longitude, level: fix.level,
+                options: configuration.containmentOptions, maximumBuffer: maximumReach + allowance,
+                buffer: { slot in Swift.max(self.enterReach[slot], self.exitReach[slot]) + allowance }, into: &nearby)
+        }
         return FixObservation(fix: fix, nearby: nearby)
     }
 }

@@ -7,7 +7,7 @@ import GeofenceGeometry
 /// of slots is a list of ids sorted ascending. Everything a query touches per candidate is
 /// kept in flat arrays indexed by slot. GEOS state is not here: each thread gets its own in
 /// a ``ContainmentEvaluator``.
-public struct FenceSet: Sendable {
+public final class FenceSet: Sendable {
     /// The fences, slot order (ascending id).
     public let fences: [Fence]
     /// How many polygons GEOS MakeValid repaired while building the set.
@@ -35,6 +35,9 @@ public struct FenceSet: Sendable {
     public let index: PackedRTree
     /// A grid over the same entries for point queries (see ``CellDirectory``).
     public let directory: CellDirectory
+    /// `circleRecords` and `levels` again, in memory the hot paths read through pointers.
+    let circleRecordBuffer: FrozenBuffer<SIMD4<Double>>
+    let levelBuffer: FrozenBuffer<Int>
     /// Every polygon's rings, flat, for the certified Swift point-in-polygon test.
     let polygonEdges: PolygonEdgeIndex
 
@@ -49,7 +52,7 @@ public struct FenceSet: Sendable {
     ///   polygons, bad radii), or ``GEOSError`` when GEOS itself fails.
     /// - Complexity: O(n log n + v log v) for n fences and v polygon vertices (the R-tree's
     ///   bulk load is O(n log n)).
-    public init(_ fences: [Fence], repair: Bool = false) throws {
+    public convenience init(_ fences: [Fence], repair: Bool = false) throws {
         let outcome = try FenceValidator.validate(fences, repair: repair)
         if !outcome.problems.isEmpty { throw FenceValidationError(problems: outcome.problems) }
         self.init(validated: outcome.fences, repairedCount: outcome.repairedCount)
@@ -100,6 +103,8 @@ public struct FenceSet: Sendable {
         entrySlots = slots
         index = PackedRTree(boxes: boxes, values: slots)
         directory = CellDirectory(boxes: boxes, slots: slots)
+        circleRecordBuffer = FrozenBuffer(circleRecords)
+        levelBuffer = FrozenBuffer(levels)
         polygonEdges = PolygonEdgeIndex(sorted)
     }
 

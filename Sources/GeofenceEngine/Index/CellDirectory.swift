@@ -20,9 +20,9 @@ import GeofenceGeometry
 /// extent makes a grid useless). For point containment this directory is measured 3–8×
 /// faster than the tree's depth-first walk at 1k–100k fences, because the walk visits
 /// about 50 boxes where a cell holds one or two.
-public struct CellDirectory: Sendable {
+public final class CellDirectory: Sendable {
     /// Cells per entry the grid aims for.
-    static let cellsPerEntry = 16
+    static let cellsPerEntry = 8
     static let maximumCells = 1 << 22
     /// An entry spanning more cells than this goes to the `large` list.
     static let maximumCellsPerEntry = 256
@@ -39,21 +39,22 @@ public struct CellDirectory: Sendable {
     let inverseCellHeight: Double
     let columns: Int
     let rows: Int
-    let starts: [UInt32]
-    let boxes: [SIMD4<Float>]
-    let slots: [Int32]
-    let largeBoxes: [SIMD4<Float>]
-    let largeSlots: [Int32]
+    let starts: FrozenBuffer<UInt32>
+    let boxes: FrozenBuffer<SIMD4<Float>>
+    let slots: FrozenBuffer<Int32>
+    let largeBoxes: FrozenBuffer<SIMD4<Float>>
+    let largeSlots: FrozenBuffer<Int32>
+    let largeCount: Int
 
     /// Builds the directory over entry boxes (non-wrapping) and their slots, given in
     /// ascending slot order.
     ///
     /// - Complexity: O(n + p) for n entries and p (cell, entry) pairs.
-    init(boxes entryBoxes: [BoundingBox], slots entrySlots: [Int32]) {
+    convenience init(boxes entryBoxes: [BoundingBox], slots entrySlots: [Int32]) {
         let extent = entryBoxes.reduce(BoundingBox.empty) { $0.union($1) }
         let n = entryBoxes.count
         guard n > 0, !extent.isEmpty, extent.minLongitude.isFinite, extent.maxLatitude.isFinite else {
-            self = CellDirectory(disabled: ())
+            self.init(disabled: ())
             return
         }
         // Square-ish cells in degrees: about `cellsPerEntry` per entry, but not much smaller
@@ -63,7 +64,7 @@ public struct CellDirectory: Sendable {
         let wanted = Double(Swift.min(Self.maximumCells, Swift.max(64, n * Self.cellsPerEntry)))
         var sides = entryBoxes.map { Swift.max($0.maxLongitude - $0.minLongitude, $0.maxLatitude - $0.minLatitude) }
         let median = sides.isEmpty ? 0 : { sides.sort(); return sides[sides.count / 2] }()
-        var side = Swift.max((width * height / wanted).squareRoot(), median / 2)
+        var side = Swift.max((width * height / wanted).squareRoot(), median / 1)
         // Coarser cells until few boxes are too large to copy into their cells.
         var attempt = 0
         while true {
@@ -95,7 +96,7 @@ public struct CellDirectory: Sendable {
             }
         }
         guard largeBoxes.count <= Self.maximumLargeEntries else {
-            self = CellDirectory(disabled: ())
+            self.init(disabled: ())
             return
         }
         for c in 0..<(columns * rows) { counts[c + 1] += counts[c] }
@@ -115,6 +116,15 @@ public struct CellDirectory: Sendable {
                 }
             }
         }
+        self.init(
+            extent: extent, columns: columns, rows: rows, inverseWidth: inverseWidth, inverseHeight: inverseHeight,
+            starts: counts, boxes: boxes, slots: slots, largeBoxes: largeBoxes, largeSlots: largeSlots)
+    }
+
+    private init(
+        extent: BoundingBox, columns: Int, rows: Int, inverseWidth: Double, inverseHeight: Double, starts: [UInt32],
+        boxes: [SIMD4<Float>], slots: [Int32], largeBoxes: [SIMD4<Float>], largeSlots: [Int32]
+    ) {
         isEnabled = true
         minLongitude = extent.minLongitude
         minLatitude = extent.minLatitude
@@ -124,11 +134,12 @@ public struct CellDirectory: Sendable {
         inverseCellHeight = inverseHeight
         self.columns = columns
         self.rows = rows
-        starts = counts
-        self.boxes = boxes
-        self.slots = slots
-        self.largeBoxes = largeBoxes
-        self.largeSlots = largeSlots
+        self.starts = FrozenBuffer(starts)
+        self.boxes = FrozenBuffer(boxes)
+        self.slots = FrozenBuffer(slots)
+        self.largeBoxes = FrozenBuffer(largeBoxes)
+        self.largeSlots = FrozenBuffer(largeSlots)
+        largeCount = largeSlots.count
     }
 
     /// Grid dimensions for a cell side (degrees) over the extent.
@@ -164,7 +175,8 @@ public struct CellDirectory: Sendable {
         minLongitude = 0; minLatitude = 0; maxLongitude = -1; maxLatitude = -1
         inverseCellWidth = 0; inverseCellHeight = 0
         columns = 0; rows = 0
-        starts = [0]; boxes = []; slots = []; largeBoxes = []; largeSlots = []
+        starts = FrozenBuffer([0]); boxes = FrozenBuffer([]); slots = FrozenBuffer([])
+        largeBoxes = FrozenBuffer([]); largeSlots = FrozenBuffer([]); largeCount = 0
     }
 
     /// Appends to `result` the slot of every entry whose box holds the point, ascending by
@@ -172,32 +184,61 @@ public struct CellDirectory: Sendable {
     ///
     /// - Complexity: O(k) for the k entries of the point's cell (plus the large entries);
     ///   no allocation once `result` has the capacity.
-    @inline(__always)
     public func search(latitude: Double, longitude: Double, into result: inout [Int32]) {
-        // Outside the extent (or NaN): no entry's box can hold the point.
-        guard longitude >= minLongitude, longitude <= maxLongitude, latitude >= minLatitude, latitude <= maxLatitude
-        else { return }
-        let cx = Swift.min(columns - 1, Int((longitude - minLongitude) * inverseCellWidth))
-        let cy = Swift.min(rows - 1, Int((latitude - minLatitude) * inverseCellHeight))
-        let cell = cy * columns + cx
-        let x = Float(longitude), y = Float(latitude)
-        let query = SIMD4(x, y, -x, -y)
-        let before = result.count
-        starts.withUnsafeBufferPointer { starts in
-            boxes.withUnsafeBufferPointer { boxes in
-                slots.withUnsafeBufferPointer { slots in
-                    var last: Int32 = -1
-                    for p in Int(starts[cell])..<Int(starts[cell + 1]) where all(boxes[p] .<= query) {
+        view.search(latitude: latitude, longitude: longitude, into: &result)
+    }
+
+    /// The directory as plain numbers and pointers, for hot loops (valid while `self` lives).
+    var view: View {
+        View(
+            minLongitude: minLongitude, minLatitude: minLatitude, maxLongitude: maxLongitude, maxLatitude: maxLatitude,
+            inverseCellWidth: inverseCellWidth, inverseCellHeight: inverseCellHeight, columns: columns, rows: rows,
+            starts: starts.pointer, boxes: boxes.pointer, slots: slots.pointer, largeBoxes: largeBoxes.pointer,
+            largeSlots: largeSlots.pointer, largeCount: largeCount)
+    }
+
+    /// The search over raw pointers: no reference counting per query.
+    struct View {
+        let minLongitude, minLatitude, maxLongitude, maxLatitude: Double
+        let inverseCellWidth, inverseCellHeight: Double
+        let columns, rows: Int
+        let starts: UnsafePointer<UInt32>
+        let boxes: UnsafePointer<SIMD4<Float>>
+        let slots: UnsafePointer<Int32>
+        let largeBoxes: UnsafePointer<SIMD4<Float>>
+        let largeSlots: UnsafePointer<Int32>
+        let largeCount: Int
+
+        @inline(__always)
+        func search(latitude: Double, longitude: Double, into result: inout [Int32]) {
+            // Outside the extent (or NaN): no entry's box can hold the point.
+            guard longitude >= minLongitude, longitude <= maxLongitude, latitude >= minLatitude, latitude <= maxLatitude
+            else { return }
+            let cx = Swift.min(columns &- 1, Int((longitude - minLongitude) * inverseCellWidth))
+            let cy = Swift.min(rows &- 1, Int((latitude - minLatitude) * inverseCellHeight))
+            let cell = cy &* columns &+ cx
+            let first = Int(starts[cell]), end = Int(starts[cell &+ 1])
+            let before = result.count
+            if first < end {
+                let x = Float(longitude), y = Float(latitude)
+                let query = SIMD4(x, y, -x, -y)
+                var last: Int32 = -1
+                var p = first
+                while p < end {
+                    if all(boxes[p] .<= query) {
                         // A fence's two boxes can share a cell only in a world-wide grid.
                         if slots[p] != last { result.append(slots[p]) }
                         last = slots[p]
                     }
+                    p &+= 1
                 }
             }
-        }
-        if !largeSlots.isEmpty {
-            for k in 0..<largeSlots.count where all(largeBoxes[k] .<= query) { result.append(largeSlots[k]) }
-            if result.count - before > 1 { Self.sortRemovingDuplicates(&result, from: before) }
+            if largeCount > 0 {
+                let x = Float(longitude), y = Float(latitude)
+                let query = SIMD4(x, y, -x, -y)
+                for k in 0..<largeCount where all(largeBoxes[k] .<= query) { result.append(largeSlots[k]) }
+                if result.count - before > 1 { CellDirectory.sortRemovingDuplicates(&result, from: before) }
+            }
         }
     }
 
@@ -218,5 +259,5 @@ public struct CellDirectory: Sendable {
     }
 
     /// Bytes held.
-    public var memoryBytes: Int { starts.count * 4 + boxes.count * 16 + slots.count * 4 + largeBoxes.count * 20 }
+    public var memoryBytes: Int { starts.count * 4 + boxes.count * 16 + slots.count * 4 + largeCount * 20 }
 }

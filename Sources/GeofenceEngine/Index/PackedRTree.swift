@@ -30,7 +30,7 @@ import GeofenceGeometry
 ///
 /// Build it once from boxes that do not wrap (split antimeridian-crossing shapes into two
 /// boxes first, as ``FenceSet`` does); query it from any number of threads.
-public struct PackedRTree: Sendable {
+public final class PackedRTree: Sendable {
     /// Children per node.
     public let nodeSize: Int
     /// Number of items (boxes given to the initialiser).
