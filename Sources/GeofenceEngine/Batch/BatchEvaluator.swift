@@ -47,6 +47,8 @@ public final class BatchEvaluator {
         }
         try output.flush()
         summary.seconds = Self.now() - start
+        var usage = rusage()
+        if getrusage(RUSAGE_SELF.rawValue, &usage) == 0 { summary.peakResidentBytes = Int(usage.ru_maxrss) * 1024 }
         return summary
     }
 

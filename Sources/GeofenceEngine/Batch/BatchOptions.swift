@@ -50,6 +50,8 @@ public struct BatchSummary: Sendable {
     /// devices (with it); device ids are counted apart in `deviceIDBytes`.
     public var fixMemoryBytes = 0
     public var deviceIDBytes = 0
+    /// The process's peak resident set size when the run ended (`getrusage`), in bytes.
+    public var peakResidentBytes = 0
 
     public var events: Int { eventsByType.reduce(0, +) }
     public var fixesPerSecond: Double { seconds > 0 ? Double(rowsRead) / seconds : 0 }
@@ -81,6 +83,8 @@ public struct BatchSummary: Sendable {
             .init(key: "events", value: n(self.events)),
             .init(key: "eventsByType", value: .object(JSONObject(members: events))),
             .init(key: "threads", value: n(threads)),
+            .init(key: "peakResidentBytes", value: n(peakResidentBytes)),
+            .init(key: "fixMemoryBytes", value: n(fixMemoryBytes)),
             .init(key: "seconds", value: JSONValue.double(seconds) ?? .null),
             .init(key: "phaseSeconds", value: .object(JSONObject(members: [
                 .init(key: "read", value: JSONValue.double(readSeconds) ?? .null),

@@ -1,0 +1,182 @@
+import Foundation
+import GeofenceTestSupport
+import Testing
+@testable import GeofenceEngine
+
+@Suite("Batch evaluator")
+struct BatchEvaluatorTests {
+    static let configurations: [TrackerConfiguration] = [
+        TrackerConfiguration(),
+        TrackerConfiguration(ignorePeriod: 0, dwell: 30, enterTolerance: 0.2, exitTolerance: 0.5, accuracyBuffer: true, presenceInterval: 120),
+        TrackerConfiguration(ignorePeriod: 90, levelFences: false),
+    ]
+
+    /// The slow, obvious twin: each device's fixes fed to a GeofenceMonitor one by one, in
+    /// time order (stable), then `finish`, rendered with the batch's line format.
+    static func oneByOne(_ fixture: BatchFixture, set: FenceSet, configuration: TrackerConfiguration) throws -> String {
+        var byDevice: [String: [(Int, BatchFixture.Row)]] = [:]
+        for (i, row) in fixture.rows.enumerated() { byDevice[row.device, default: []].append((i, row)) }
+        let formatter = EventLineFormatter(fenceSet: set)
+        var out: [UInt8] = []
+        for device in byDevice.keys.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {
+            let rows = byDevice[device]!.sorted { ($0.1.timestamp, $0.0) < ($1.1.timestamp, $1.0) }
+            let monitor = try GeofenceMonitor(fenceSet: set, configuration: configuration)
+            var events: [GeofenceEvent] = []
+            for (_, r) in rows {
+                let fix = Fix(timestamp: Timestamp(milliseconds: r.timestamp), latitude: r.latitude, longitude: r.longitude, accuracy: r.accuracy, level: r.level)
+                events += try monitor.update(fix)
+            }
+            events += monitor.finish()
+            // The batch's documented order: timestamp, then fence id, then call order.
+            let ordered = events.enumerated().sorted { a, b in
+                (a.element.timestamp, a.element.slot, a.offset) < (b.element.timestamp, b.element.slot, b.offset)
+            }.map(\.element)
+            let fragment = EventLineFormatter.deviceFragment(device)
+            for e in ordered {
+                formatter.append(type: e.type.name, timestamp: e.timestamp.milliseconds, device: fragment, slot: Int(e.slot), latitude: e.latitude, longitude: e.longitude, to: &out)
+            }
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    @Test("events equal the tracker fed fix by fix; threads and row order change nothing", arguments: [31, 32, 33] as [UInt64])
+    func equalsOneByOne(seed: UInt64) throws {
+        let fixture = BatchFixture.make(seed: seed)
+        let set = try FenceSet(fixture.fences)
+        // Rows with equal timestamps keep their file order, so the twin reads the same file order.
+        let shuffled = fixture.shuffled(seed: seed)
+        for (k, configuration) in Self.configurations.enumerated() {
+            let expected = try Self.oneByOne(shuffled, set: set, configuration: configuration)
+            #expect(!expected.isEmpty, "seed \(seed): the fixture makes no events")
+            let path = try BatchFixture.write(shuffled.csv(columns: ["lon", "level", "device_id", "accuracy", "timestamp", "lat"]))
+            for threads in [1, 2, 4] {
+                let (text, summary) = try runBatch(set, path: path, options: BatchOptions(configuration: configuration, threads: threads, blockSize: 4096))
+                #expect(text == expected, "seed \(seed) configuration \(k) threads \(threads): \(firstDifference(text, expected))")
+                #expect(summary.rowsRead == fixture.rows.count && summary.processed == fixture.rows.count)
+                #expect(summary.devices == 12)
+            }
+        }
+    }
+
+    @Test("sorted input streams to the same output", arguments: [41, 42] as [UInt64])
+    func sortedInput(seed: UInt64) throws {
+        let fixture = BatchFixture.make(seed: seed)
+        let set = try FenceSet(fixture.fences)
+        var sorted = fixture
+        sorted.rows = fixture.rows.enumerated().sorted {
+            ($0.element.device.utf8.lexicographicallyPrecedes($1.element.device.utf8)) ||
+            ($0.element.device == $1.element.device && ($0.element.timestamp, $0.offset) < ($1.element.timestamp, $1.offset))
+        }.map(\.element)
+        let path = try BatchFixture.write(sorted.csv())
+        let (whole, _) = try runBatch(set, path: path, options: BatchOptions(threads: 2, blockSize: 4096))
+        for threads in [1, 2] {
+            let (streamed, summary) = try runBatch(set, path: path, options: BatchOptions(threads: threads, sortedInput: true, blockSize: 2048))
+            #expect(streamed == whole, "seed \(seed) threads \(threads)")
+            #expect(summary.rejections.total == 0)
+        }
+    }
+
+    @Test("shards partition the devices and merge back to the unsharded output", arguments: [2, 3, 5])
+    func shards(count: Int) throws {
+        let fixture = BatchFixture.make(seed: 51, devices: 20, fixesPerDevice: 30)
+        let set = try FenceSet(fixture.fences)
+        let path = try BatchFixture.write(fixture.shuffled(seed: 9).csv())
+        let (whole, wholeSummary) = try runBatch(set, path: path, options: BatchOptions(threads: 2))
+        var parts: [String] = []
+        var devices = 0, rows = 0, events = 0
+        for k in 0..<count {
+            let (text, summary) = try runBatch(set, path: path, options: BatchOptions(threads: 2, shard: ShardSpec(index: k, count: count)!))
+            let file = try BatchFixture.write(text, name: "shard\(k).ndjson")
+            parts.append(file)
+            devices += summary.devices
+            rows += summary.rowsRead
+            events += summary.events
+            #expect(summary.rowsRead + summary.otherShardRows == fixture.rows.count)
+        }
+        #expect(devices == wholeSummary.devices && rows == wholeSummary.rowsRead && events == wholeSummary.events)
+        let merged = FileManager.default.temporaryDirectory.appendingPathComponent("merged-\(count).ndjson").path
+        _ = try ShardMerger.merge(inputs: parts, output: try OutputSink(path: merged))
+        #expect(try String(contentsOfFile: merged, encoding: .utf8) == whole, "\(count) shards")
+    }
+
+    @Test("shard hash is FNV-1a 64 of the UTF-8 id")
+    func shardHash() {
+        #expect(ShardSpec.hash("") == 0xcbf2_9ce4_8422_2325)
+        #expect(ShardSpec.hash("a") == 0xaf63_dc4c_8601_ec8c)
+        #expect(ShardSpec.hash("foobar") == 0x8594_4171_f739_67e8)
+        #expect(ShardSpec("1/3") == ShardSpec(index: 1, count: 3))
+        #expect(ShardSpec("3/3") == nil && ShardSpec("x") == nil && ShardSpec("-1/2") == nil)
+    }
+
+    @Test("every rejection reason is counted with its line; read = processed + rejected")
+    func rejections() throws {
+        let set = try FenceSet([circle("a", 40.75, -73.98, 100)])
+        let csv = """
+            device_id,timestamp,lat,lon,accuracy
+            d1,1000,40.75,-73.98,5
+            d1,2000,north,-73.98,5
+            d1,3000,95,-73.98,5
+            d1,4000,40.75,-73.98,5000
+            d1,soon,40.75,-73.98,
+            d2,1000,40.75,-73.98,
+            d1,5000,40.75,-73.98,
+            d2,500,40.75,-73.98,
+            d3
+            """
+        let path = try BatchFixture.write(csv)
+        let (_, whole) = try runBatch(set, path: path, options: BatchOptions(threads: 2))
+        #expect(whole.rowsRead == 9 && whole.processed == 4)
+        #expect(whole.rejections.counts[.parse] == 3 && whole.rejections.counts[.coordinate] == 1 && whole.rejections.counts[.accuracy] == 1)
+        #expect(whole.rejections.examples[.parse]?.map(\.line) == [3, 6, 10])
+        #expect(whole.rejections.examples[.coordinate]?.map(\.line) == [4])
+        #expect(whole.rejections.examples[.accuracy]?.map(\.line) == [5])
+        #expect(whole.rowsRead == whole.processed + whole.rejections.total)
+        // Sorted input: d1 after d2 breaks device order, and d2's 500 after 1000 breaks time order.
+        let (_, sorted) = try runBatch(set, path: path, options: BatchOptions(threads: 1, sortedInput: true))
+        #expect(sorted.rejections.examples[.order]?.map(\.line) == [8, 9], "\(sorted.rejections.summary)")
+        #expect(sorted.rowsRead == sorted.processed + sorted.rejections.total)
+    }
+
+    @Test("malformed CSV never crashes and always reconciles", arguments: [
+        ("\u{FEFF}device_id,timestamp,lat,lon\r\nd,1000,40.75,-73.98\r\n", 1, 0),
+        ("device_id,timestamp,lat,lon\n", 0, 0),
+        ("device_id,timestamp,lat,lon\n\"d,1\",1000,40.75,-73.98\n\"say \"\"hi\"\"\",2016-11-24T06:00:00Z,40.75,-73.98\n", 2, 0),
+        ("device_id,timestamp,lat,lon\nd,1000,40.75,-73.98\nd,2000,40.7", 2, 1),
+        ("device_id,timestamp,lat,lon\nd,1000,40.75,-73.98\n\n\nd,2000,40.75,-73.98\n", 2, 0),
+        ("device_id,timestamp,lat,lon\n\"unterminated,1000,1,2\nd,x,y,z\n", 2, 2),
+    ])
+    func malformed(text: String, read: Int, rejected: Int) throws {
+        let set = try FenceSet([circle("a", 40.75, -73.98, 100)])
+        let path = try BatchFixture.write(text)
+        for sorted in [false, true] {
+            let (_, summary) = try runBatch(set, path: path, options: BatchOptions(threads: 2, sortedInput: sorted))
+            #expect(summary.rowsRead == read && summary.rejections.total == rejected, "\(text.debugDescription): \(summary.line)")
+            #expect(summary.rowsRead == summary.processed + summary.rejections.total)
+        }
+    }
+
+    @Test("unreadable inputs are file errors naming the file")
+    func unreadable() throws {
+        let set = try FenceSet([circle("a", 40.75, -73.98, 100)])
+        for (text, reason) in [("", "empty file"), ("id,time\n1,2\n", "header has no")] {
+            let path = try BatchFixture.write(text)
+            #expect {
+                _ = try runBatch(set, path: path, options: BatchOptions())
+            } throws: { error in
+                guard let e = error as? FixFileError else { return false }
+                return e.path == path && e.reason.contains(reason)
+            }
+        }
+        #expect(throws: FixFileError.self) { _ = try runBatch(set, path: "/nonexistent.csv", options: BatchOptions()) }
+    }
+}
+
+/// The first line where two NDJSON texts differ, for failure messages.
+func firstDifference(_ a: String, _ b: String) -> String {
+    let x = a.split(separator: "\n"), y = b.split(separator: "\n")
+    for i in 0..<max(x.count, y.count) {
+        let l = i < x.count ? String(x[i]) : "(none)", r = i < y.count ? String(y[i]) : "(none)"
+        if l != r { return "line \(i + 1) of \(x.count) vs \(y.count):\n  got      \(l)\n  expected \(r)" }
+    }
+    return "equal"
+}
