@@ -1,3 +1,4 @@
+import GeofenceEngine
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -20,9 +21,7 @@ enum Measure {
 
     /// Peak resident set size of this process so far, in MiB.
     static func peakRSSMiB() -> Double {
-        var usage = rusage()
-        getrusage(RUSAGE_SELF.rawValue, &usage)
-        return Double(usage.ru_maxrss) / 1024
+        Double(BatchEvaluator.peakResidentBytes()) / 1_048_576
     }
 
     /// One-minute load average (the machines are shared: a high value explains slow runs).

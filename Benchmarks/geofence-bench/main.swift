@@ -6,7 +6,8 @@ struct GeofenceBench: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "geofence-bench",
         abstract: "Benchmarks for geofence-engine (build with -c release).",
-        subcommands: [ContainsBenchCommand.self, IndexBenchCommand.self, ReplayBenchCommand.self, PeerCSVCommand.self]
+        subcommands: [SuiteCommand.self, ContainsBenchCommand.self, IndexBenchCommand.self, ReplayBenchCommand.self, PeerCSVCommand.self],
+        defaultSubcommand: SuiteCommand.self
     )
 }
 

@@ -16,6 +16,7 @@ public final class BatchEvaluator {
     public let options: BatchOptions
     private let context: TrackerContext
     private let workers: [BatchWorker]
+    private let pool: WorkerPool
 
     /// - Throws: ``TrackerConfigurationError`` for a bad configuration, ``GEOSError`` when GEOS
     ///   cannot start.
@@ -26,6 +27,7 @@ public final class BatchEvaluator {
         let formatter = EventLineFormatter(fenceSet: fenceSet)
         self.context = context
         workers = try (0..<options.threads).map { _ in try BatchWorker(context: context, formatter: formatter) }
+        pool = WorkerPool(threads: options.threads)
     }
 
     /// Evaluates the file and writes the events to `output`.
@@ -47,8 +49,7 @@ public final class BatchEvaluator {
         }
         try output.flush()
         summary.seconds = Self.now() - start
-        var usage = rusage()
-        if getrusage(RUSAGE_SELF.rawValue, &usage) == 0 { summary.peakResidentBytes = Int(usage.ru_maxrss) * 1024 }
+        summary.peakResidentBytes = Self.peakResidentBytes()
         return summary
     }
 
@@ -79,13 +80,13 @@ public final class BatchEvaluator {
         summary.fixMemoryBytes = table.columns.memoryBytes + table.order.count * 4
         summary.deviceIDBytes = table.interner.memoryBytes
         let shared = SharedTable(table)
-        // Windows of about a million fixes: output is written in order window by window, so
+        // Windows of about 16,000 fixes: output is written in order window by window, so
         // only one window's events are held.
         var first = 0
         while first < table.devices.count {
             var last = first
             var fixes = 0
-            while last < table.devices.count && (last == first || fixes < 1 << 20) {
+            while last < table.devices.count && (last == first || fixes < 1 << 14) {
                 fixes += table.deviceStarts[last + 1] - table.deviceStarts[last]
                 last += 1
             }
@@ -136,7 +137,7 @@ public final class BatchEvaluator {
         let results = DisjointSlots<DeviceResult?>(repeating: nil, count: count)
         let failures = DisjointSlots<GEOSError?>(repeating: nil, count: count)
         let workers = SharedWorkers(self.workers)
-        ParallelWorkers.run(count: count, threads: options.threads) { k, w in
+        pool.run(count: count) { k, w in
             let (id, fixes) = device(k)
             do throws(GEOSError) { results[k] = try workers.workers[w].evaluate(deviceID: id, fixes: fixes) } catch { failures[k] = error }
         }
@@ -156,6 +157,18 @@ public final class BatchEvaluator {
                 summary.rejections.add(reason, line: lineOfRejection, message: "rejected by the tracker: \(message)")
             }
         }
+    }
+
+    /// This process's peak resident set size: `VmHWM` of /proc/self/status (getrusage's
+    /// `ru_maxrss` would carry over the parent's peak across fork and exec), else 0.
+    public static func peakResidentBytes() -> Int {
+        guard let bytes = try? FileBytes.read("/proc/self/status") else { return 0 }
+        let text = String(decoding: bytes, as: UTF8.self)
+        for line in text.split(separator: "\n") where line.hasPrefix("VmHWM:") {
+            let digits = line.filter { $0.isNumber }
+            return (Int(digits) ?? 0) * 1024  // the kernel reports kB
+        }
+        return 0
     }
 
     static func now() -> Double {

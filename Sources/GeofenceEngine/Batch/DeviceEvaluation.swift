@@ -38,6 +38,11 @@ final class BatchWorker {
     func evaluate<Source: DeviceFixSource>(deviceID: String, fixes: Source) throws(GEOSError) -> DeviceResult {
         var result = DeviceResult()
         var tracker = DeviceTracker(context: context)
+        // Locals, not the stored buffers: a class property passed inout costs a dynamic
+        // exclusivity check per call (measured on this path).
+        var events = self.events
+        self.events = []
+        defer { self.events = events }
         events.removeAll(keepingCapacity: true)
         var nearby = self.nearby
         var records = self.records

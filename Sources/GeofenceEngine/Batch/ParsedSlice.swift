@@ -56,8 +56,9 @@ extension ParsedSlice {
         var lineStart = start
         var line: Int32 = 0
         while lineStart < end {
-            var lineEnd = lineStart
-            while lineEnd < end && p[lineEnd] != 0x0A { lineEnd += 1 }
+            // memchr is vectorised: several times faster than a byte loop on 40-byte lines.
+            let found = memchr(p + lineStart, 0x0A, end - lineStart)
+            let lineEnd = found.map { UnsafePointer($0.assumingMemoryBound(to: UInt8.self)) - p } ?? end
             defer {
                 lineStart = lineEnd + 1
                 line += 1
@@ -101,8 +102,9 @@ extension ParsedSlice {
                 slice.rejections.append(Rejection(relativeLine: line, reason: .parse, message: failure.reason))
                 continue
             }
-            if let reason = Coordinate(latitude: row.latitude, longitude: row.longitude).invalidReason {
-                slice.rejections.append(Rejection(relativeLine: line, reason: .coordinate, message: reason))
+            let position = Coordinate(latitude: row.latitude, longitude: row.longitude)
+            if !position.isValid {
+                slice.rejections.append(Rejection(relativeLine: line, reason: .coordinate, message: position.invalidReason ?? ""))
                 continue
             }
             if row.accuracy > policy.maxAccuracy {

@@ -6,8 +6,8 @@ import Darwin
 
 /// Correctly rounded decimal-to-double conversion for CSV fields, fast for the usual case.
 ///
-/// Fields with at most 15 significant digits and a decimal exponent within ±22 (every GPS
-/// coordinate written with up to 15 digits) take Clinger's fast path: the digits as an exact
+/// Fields whose digits form an integer below 2^53 with a decimal exponent within ±22 (every
+/// GPS coordinate written with up to 15 significant digits) take Clinger's fast path: the digits as an exact
 /// integer, one multiplication or division by an exact power of ten, hence one correct
 /// rounding. Anything else goes to the C library's `strtod`, which is correctly rounded too.
 public enum DecimalParser {
@@ -23,59 +23,54 @@ public enum DecimalParser {
         var i = start
         guard i < end else { return nil }
         var negative = false
-        if p[i] == UInt8(ascii: "-") { negative = true; i += 1 } else if p[i] == UInt8(ascii: "+") { i += 1 }
+        if p[i] == UInt8(ascii: "-") { negative = true; i &+= 1 } else if p[i] == UInt8(ascii: "+") { i &+= 1 }
+        // Every digit, integer and fraction, into one integer; leading zeros cost nothing.
         var mantissa: UInt64 = 0
-        var significant = 0  // significant digits taken into the mantissa
-        var exponent = 0  // decimal exponent to apply to the mantissa
-        var sawDigit = false
-        // Integer part.
+        let firstDigit = i
         while i < end {
             let d = p[i] &- 0x30
             if d > 9 { break }
-            sawDigit = true
-            if mantissa != 0 || d != 0 {
-                if significant < 19 { mantissa = mantissa &* 10 &+ UInt64(d); significant += 1 } else { exponent += 1 }
-            }
-            i += 1
+            mantissa = mantissa &* 10 &+ UInt64(d)
+            i &+= 1
         }
+        var digits = i &- firstDigit
+        var exponent = 0
         if i < end && p[i] == UInt8(ascii: ".") {
-            i += 1
+            i &+= 1
+            let firstFraction = i
             while i < end {
                 let d = p[i] &- 0x30
                 if d > 9 { break }
-                sawDigit = true
-                if mantissa != 0 || d != 0 {
-                    if significant < 19 { mantissa = mantissa &* 10 &+ UInt64(d); significant += 1; exponent -= 1 }
-                } else {
-                    exponent -= 1
-                }
-                i += 1
+                mantissa = mantissa &* 10 &+ UInt64(d)
+                i &+= 1
             }
+            exponent = firstFraction &- i
+            digits &+= i &- firstFraction
         }
-        guard sawDigit else { return nil }
+        guard digits > 0 else { return nil }
         if i < end && (p[i] == UInt8(ascii: "e") || p[i] == UInt8(ascii: "E")) {
-            i += 1
+            i &+= 1
             var expNegative = false
             if i < end && (p[i] == UInt8(ascii: "-") || p[i] == UInt8(ascii: "+")) {
                 expNegative = p[i] == UInt8(ascii: "-")
-                i += 1
+                i &+= 1
             }
             var e = 0
-            var expDigits = 0
+            let firstExponentDigit = i
             while i < end {
                 let d = p[i] &- 0x30
                 if d > 9 { break }
-                if e < 100_000 { e = e * 10 + Int(d) }
-                expDigits += 1
-                i += 1
+                if e < 100_000 { e = e &* 10 &+ Int(d) }
+                i &+= 1
             }
-            guard expDigits > 0 else { return nil }
-            exponent += expNegative ? -e : e
+            guard i > firstExponentDigit else { return nil }
+            exponent &+= expNegative ? -e : e
         }
         guard i == end else { return nil }
-        if mantissa == 0 { return negative ? -0.0 : 0.0 }
-        if significant <= 15 && exponent >= -22 && exponent <= 22 {
-            var v = Double(mantissa)  // exact: below 2^53
+        // Clinger's fast path: an exact integer below 2^53 (no digit lost: at most 19 digits
+        // were read, so no wrap-around) and an exactly representable power of ten.
+        if digits <= 19 && mantissa < (1 << 53) && exponent >= -22 && exponent <= 22 {
+            var v = Double(mantissa)
             v = exponent >= 0 ? v * powersOfTen[exponent] : v / powersOfTen[-exponent]
             return negative ? -v : v
         }

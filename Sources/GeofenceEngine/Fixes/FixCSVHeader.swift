@@ -12,6 +12,20 @@ public struct FixCSVHeader: Hashable, Sendable {
     public var level: Int?
     /// Number of fields in the header; every row must have as many.
     public var fieldCount: Int
+    /// What each field is, by position (see `FieldRole`); the row parser reads this instead of
+    /// comparing each field's position with six column numbers.
+    public var roles: [UInt8]
+
+    /// Field roles in `roles`.
+    public enum FieldRole {
+        public static let ignored: UInt8 = 0
+        public static let deviceID: UInt8 = 1
+        public static let timestamp: UInt8 = 2
+        public static let latitude: UInt8 = 3
+        public static let longitude: UInt8 = 4
+        public static let accuracy: UInt8 = 5
+        public static let level: UInt8 = 6
+    }
 
     /// The header's problem, in words; the caller names the file.
     public struct Problem: Error, Hashable, Sendable, CustomStringConvertible {
@@ -53,6 +67,14 @@ public struct FixCSVHeader: Hashable, Sendable {
         accuracy = found["accuracy"]
         level = found["level"]
         fieldCount = names.count
+        var roles = [UInt8](repeating: FieldRole.ignored, count: names.count)
+        roles[deviceID] = FieldRole.deviceID
+        roles[timestamp] = FieldRole.timestamp
+        roles[latitude] = FieldRole.latitude
+        roles[longitude] = FieldRole.longitude
+        if let accuracy { roles[accuracy] = FieldRole.accuracy }
+        if let level { roles[level] = FieldRole.level }
+        self.roles = roles
     }
 
     /// Header fields, quotes removed.

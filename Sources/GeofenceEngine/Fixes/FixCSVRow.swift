@@ -78,20 +78,18 @@ public struct FixCSVRow {
                 while i < end && p[i] != UInt8(ascii: ",") { i += 1 }
                 fieldEnd = i
             }
-            if field == header.deviceID {
+            let role = field < header.fieldCount ? header.roles.withUnsafeBufferPointer { $0[field] } : FixCSVHeader.FieldRole.ignored
+            switch role {
+            case FixCSVHeader.FieldRole.deviceID:
                 deviceStart = fieldStart
                 deviceEnd = fieldEnd
                 deviceQuoted = quoted
-            } else if field == header.timestamp {
-                timestampField = (fieldStart, fieldEnd)
-            } else if field == header.latitude {
-                latitudeField = (fieldStart, fieldEnd)
-            } else if field == header.longitude {
-                longitudeField = (fieldStart, fieldEnd)
-            } else if field == header.accuracy {
-                accuracyField = (fieldStart, fieldEnd)
-            } else if field == header.level {
-                levelField = (fieldStart, fieldEnd)
+            case FixCSVHeader.FieldRole.timestamp: timestampField = (fieldStart, fieldEnd)
+            case FixCSVHeader.FieldRole.latitude: latitudeField = (fieldStart, fieldEnd)
+            case FixCSVHeader.FieldRole.longitude: longitudeField = (fieldStart, fieldEnd)
+            case FixCSVHeader.FieldRole.accuracy: accuracyField = (fieldStart, fieldEnd)
+            case FixCSVHeader.FieldRole.level: levelField = (fieldStart, fieldEnd)
+            default: break
             }
             field += 1
             if i >= end { break }

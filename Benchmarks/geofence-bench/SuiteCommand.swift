@@ -1,0 +1,155 @@
+import ArgumentParser
+import Foundation
+import GeofenceEngine
+import GeofenceGEOS
+
+/// `geofence-bench suite` (the default): every case, with its baselines, in one run.
+struct SuiteCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "suite",
+        abstract: "All cases in one run: index build, containment (1 and all threads), nearest-10, evaluate.",
+        discussion: """
+            Workload: the peers' synthetic world when --peers-data names the folder gen.py wrote
+            (fences_F.geojson, fixes_N.f64; fixes_N.csv is made from them for evaluate), else
+            the same kind of world generated here in Swift (seeded; scalable to 1M fences and
+            100M fixes). Each containment case runs beside its baselines in the same process:
+            brute force (the scan twin, on a prefix of the fixes) and the naive GEOS C-API path.
+            Pair counts and checksums are the peers' (../shared/peers/common.h); a checksum that
+            differs from a baseline's on the same fixes fails the run.
+            """
+    )
+
+    @Option(help: "Folder written by ../shared/peers/gen.py (default: $PEERS_DATA; none: generate in Swift).")
+    var peersData: String?
+
+    @Option(parsing: .upToNextOption, help: "Fence counts.")
+    var fences: [Int] = [1_000, 10_000, 100_000]
+
+    @Option(help: "Fixes per containment case.")
+    var fixes = 1_000_000
+
+    @Option(help: "Threads for the all-threads cases (default: the number of cores).")
+    var threads: Int = max(1, ProcessInfo.processInfo.activeProcessorCount)
+
+    @Option(help: "Timed repeats of each containment case (median reported).")
+    var repeats = 3
+
+    @Flag(help: "Skip the evaluate cases.")
+    var noEvaluate = false
+
+    @Option(help: "The Austin data folder (evaluate on real traces).")
+    var austin = "data/austin"
+
+    @Option(help: "Write the results as JSON here.")
+    var json: String?
+
+    @Option(help: "Write a chart (fixes/s against fence count, log scale) as SVG here.")
+    var svg: String?
+
+    func run() throws {
+        var report = BenchReport()
+        report.context = [
+            ("date", ISO8601DateFormatter().string(from: Date())), ("load1", RTreeBench.fixed(Measure.loadAverage(), 2)),
+            ("cores", "\(ProcessInfo.processInfo.activeProcessorCount)"), ("geos", GEOSContext.runtimeVersion),
+            ("workload", peersFolder == nil ? "Swift-generated world (seed 42)" : "peers world in \(peersFolder!)"),
+        ]
+        for f in fences {
+            let world = try loadWorld(fences: f)
+            try containment(world, fences: f, report: &report)
+            try nearest(world, fences: f, report: &report)
+            if !noEvaluate, let folder = peersFolder { try evaluate(folder: folder, fences: f, report: &report) }
+            print(report.records.suffix(8).map { "\($0.benchCase) \($0.method) F=\($0.fences) T=\($0.threads): \(RTreeBench.rate($0.rate))/s" }.joined(separator: "\n"))
+            fflush(nil)
+        }
+        if !noEvaluate, FileManager.default.fileExists(atPath: austin + "/fences.geojson") {
+            for t in Set([1, threads]).sorted() {
+                let r = try EvaluateRunner.run(fences: austin + "/fences.geojson", fixes: austin + "/capmetro_avl_traces.csv", threads: t)
+                report.records.append(BenchRecord(
+                    benchCase: "evaluate", method: "austin", fences: 2727, fixes: r.rowsRead, threads: t, seconds: r.seconds,
+                    rate: Double(r.rowsRead) / r.seconds, peakRSSMiB: r.peakRSSMiB, note: "\(r.events) events; wall \(RTreeBench.fixed(r.wallSeconds, 2)) s"))
+            }
+        }
+        print("\n" + report.context.map { "\($0.0): \($0.1)" }.joined(separator: ", "))
+        print(report.table)
+        if let json {
+            var bytes: [UInt8] = []
+            JSONWriter.write(report.json, to: &bytes)
+            try String(decoding: bytes, as: UTF8.self).write(toFile: json, atomically: true, encoding: .utf8)
+        }
+        if let svg { try chart(report).write(toFile: svg, atomically: true, encoding: .utf8) }
+    }
+
+    var peersFolder: String? { peersData ?? ProcessInfo.processInfo.environment["PEERS_DATA"] }
+
+    func loadWorld(fences f: Int) throws -> PeerWorld {
+        guard let folder = peersFolder else { return try SwiftWorld.world(fences: f, fixes: fixes) }
+        return try PeerWorld.load(fences: "\(folder)/fences_\(f).geojson", fixes: "\(folder)/fixes_\(fixes).f64")
+    }
+
+    /// Engine on 1 and all threads, the naive GEOS path, brute force on a prefix; checksums compared.
+    func containment(_ world: PeerWorld, fences f: Int, report: inout BenchReport) throws {
+        let one = try ContainmentRun.measure(world: world, method: .engine, threads: 1, repeats: repeats)
+        let all = try ContainmentRun.measure(world: world, method: .engine, threads: threads, repeats: repeats)
+        let geos = try ContainmentRun.measure(world: world, method: .geos, threads: 1, repeats: 1)
+        guard one.checksum == geos.checksum, all.checksum == one.checksum else {
+            throw BenchError("F=\(f): checksums differ: engine \(one.checksum.hex), all threads \(all.checksum.hex), GEOS \(geos.checksum.hex)")
+        }
+        // Brute force: about a second of work, on the first fixes; the engine on the same prefix.
+        let prefixCount = max(1_000, min(world.fixCount, 100_000_000 / max(1, f)))
+        let prefix = world.prefix(prefixCount)
+        let brute = try ContainmentRun.measure(world: prefix, method: .brute, threads: 1, repeats: 1)
+        let enginePrefix = try ContainmentRun.measure(world: prefix, method: .engine, threads: 1, repeats: 1)
+        guard brute.checksum == enginePrefix.checksum else {
+            throw BenchError("F=\(f): engine and brute force disagree on the first \(prefixCount) fixes")
+        }
+        let rss = Measure.peakRSSMiB()
+        func record(_ r: ContainmentRun, _ method: String, ratios: [(String, Double)], note: String = "") -> BenchRecord {
+            BenchRecord(
+                benchCase: "contains", method: method, fences: f, fixes: r.fixes, threads: r.threads, seconds: r.seconds,
+                rate: r.fixesPerSecond, pairs: r.checksum.pairs, checksum: r.checksum.hex, peakRSSMiB: rss, ratios: ratios, note: note)
+        }
+        report.records.append(record(one, "engine", ratios: [("brute", one.fixesPerSecond / brute.fixesPerSecond), ("geos", one.fixesPerSecond / geos.fixesPerSecond)]))
+        report.records.append(record(all, "engine", ratios: [("1 thread", all.fixesPerSecond / one.fixesPerSecond), ("geos", all.fixesPerSecond / geos.fixesPerSecond)]))
+        report.records.append(record(geos, "geos-naive", ratios: []))
+        report.records.append(record(brute, "brute", ratios: [], note: "first \(prefixCount) fixes; checksum equals the engine's on them"))
+    }
+
+    /// Nearest-10 per second on the tree and by scan, checked equal.
+    func nearest(_ world: PeerWorld, fences f: Int, report: inout BenchReport) throws {
+        let evaluator = try ContainmentEvaluator(fenceSet: world.fenceSet)
+        let queries = (0..<min(world.fixCount, 20_000)).map { Coordinate(latitude: world.fixes[2 * $0], longitude: world.fixes[2 * $0 + 1]) }
+        let r = try IndexBenchCommand.nearestQueries(evaluator, queries, seconds: 1)
+        report.records.append(BenchRecord(
+            benchCase: "nearest10", method: "engine", fences: f, fixes: queries.count, threads: 1, seconds: Double(queries.count) / r.tree,
+            rate: r.tree, peakRSSMiB: Measure.peakRSSMiB(), ratios: [("brute", r.tree / r.brute)], note: "\(r.checked) queries checked against the scan"))
+    }
+
+    /// `geofence evaluate` on the peers' CSV (made from the binary fixes when missing).
+    func evaluate(folder: String, fences f: Int, report: inout BenchReport) throws {
+        let csv = "\(folder)/fixes_\(fixes).csv"
+        if !FileManager.default.fileExists(atPath: csv) {
+            let make = try PeerCSVCommand.parse(["--fixes", "\(folder)/fixes_\(fixes).f64", "--output", csv])
+            try make.run()
+        }
+        for t in Set([1, threads]).sorted() {
+            let r = try EvaluateRunner.run(fences: "\(folder)/fences_\(f).geojson", fixes: csv, threads: t)
+            report.records.append(BenchRecord(
+                benchCase: "evaluate", method: "peers-csv", fences: f, fixes: r.rowsRead, threads: t, seconds: r.seconds,
+                rate: Double(r.rowsRead) / r.seconds, peakRSSMiB: r.peakRSSMiB,
+                note: "\(r.events) events; wall \(RTreeBench.fixed(r.wallSeconds, 2)) s with fence loading"))
+        }
+    }
+
+    func chart(_ report: BenchReport) -> String {
+        var series: [String: [(Double, Double)]] = [:]
+        var order: [String] = []
+        for r in report.records where r.benchCase != "evaluate" || r.method == "peers-csv" {
+            let name = "\(r.benchCase) \(r.method) \(r.threads)T"
+            if series[name] == nil { order.append(name) }
+            series[name, default: []].append((Double(r.fences), r.rate))
+        }
+        return BenchChart.svg(
+            title: "geofence-engine: throughput against fence count",
+            series: order.map { BenchChart.Series(name: $0, points: series[$0]!.map { (fences: $0.0, rate: $0.1) }) })
+    }
+}
