@@ -11,18 +11,24 @@ deps:
 build: deps
 	$(SWIFT) build -c release --product geofence
 
+# The main job: the Austin bus traces against the Austin stops (50 m circles) and
+# neighbourhoods; events in out/events.ndjson, the summary in out/summary.json.
 run: build
 	@mkdir -p out
-	$(RELEASE)/geofence validate --fences data/austin/fences.geojson
-	$(RELEASE)/geofence contains --fences data/austin/fences.geojson --fixes data/austin/capmetro_avl_traces.csv --output out/contains.ndjson
-	head -n 5 out/contains.ndjson
+	$(RELEASE)/geofence evaluate --fences data/austin/fences.geojson --fixes data/austin/capmetro_avl_traces.csv \
+		--output out/events.ndjson --summary out/summary.json
+	@echo "First events (out/events.ndjson):"
+	@head -n 5 out/events.ndjson
 
 test: deps
 	$(SWIFT) test
 
+# The benchmark suite; set PEERS_DATA to the folder ../shared/peers/gen.py wrote to use the
+# peers' world (else a world generated in Swift is used).
 bench: deps
-	$(SWIFT) build -c release --product geofence-bench
-	$(RELEASE)/geofence-bench
+	$(SWIFT) build -c release
+	@mkdir -p out
+	$(RELEASE)/geofence-bench suite --json out/bench.json --svg out/bench.svg
 
 clean:
 	rm -rf .build out

@@ -47,6 +47,7 @@ struct ContainsCommand: ParsableCommand {
         var tally = RowTally()
         var row = FixCSVRow()
         var line: [UInt8] = []
+        var slots: [Int32] = []
         do {
             try reader.forEachLine { base, start, end, lineNumber in
                 guard let columns = header else {
@@ -74,12 +75,12 @@ struct ContainsCommand: ParsableCommand {
                     JSONWriter.writeString("coordinate: line \(lineNumber): \(reason)", to: &line)
                 } else {
                     let level = row.level == Int.min ? nil : row.level
-                    let slots = try evaluator.containing(latitude: row.latitude, longitude: row.longitude, level: level)
+                    try evaluator.containing(latitude: row.latitude, longitude: row.longitude, level: level, into: &slots)
                     tally.answered += 1
                     line.append(contentsOf: "\"geofenceIds\":[".utf8)
                     for (k, slot) in slots.enumerated() {
                         if k > 0 { line.append(UInt8(ascii: ",")) }
-                        JSONWriter.writeString(fenceSet.fences[slot].id, to: &line)
+                        JSONWriter.writeString(fenceSet.fences[Int(slot)].id, to: &line)
                     }
                     line.append(UInt8(ascii: "]"))
                 }

@@ -25,46 +25,92 @@ public enum FenceValidator {
     /// - Parameter repair: fix invalid polygons with GEOS MakeValid instead of rejecting them.
     /// - Complexity: O(v log v) over all polygon vertices.
     public static func validate(_ fences: [Fence], repair: Bool) throws(GEOSError) -> Outcome {
-        let context = try GEOSContext()
-        var kept: [Fence] = []
+        // Ids first, in input order (a duplicate names the earlier feature).
         var problems: [FenceProblem] = []
-        var repairs: [FenceProblem] = []
         var firstIndexOfId: [String: Int] = [:]
-        kept.reserveCapacity(fences.count)
-        for var fence in fences {
-            func problem(_ reason: String) {
-                problems.append(FenceProblem(featureIndex: fence.featureIndex, id: fence.id, reason: reason))
+        var candidates: [Int] = []
+        candidates.reserveCapacity(fences.count)
+        for (i, fence) in fences.enumerated() {
+            if fence.id.isEmpty {
+                problems.append(FenceProblem(featureIndex: fence.featureIndex, id: fence.id, reason: "id is empty"))
+            } else if let first = firstIndexOfId[fence.id] {
+                problems.append(FenceProblem(
+                    featureIndex: fence.featureIndex, id: fence.id,
+                    reason: "duplicate id \(JSONWriter.quoted(fence.id)) (also used by feature \(first))"))
+            } else {
+                firstIndexOfId[fence.id] = fence.featureIndex
+                candidates.append(i)
             }
-            if fence.id.isEmpty { problem("id is empty"); continue }
-            if let first = firstIndexOfId[fence.id] {
-                problem("duplicate id \(JSONWriter.quoted(fence.id)) (also used by feature \(first))")
-                continue
+        }
+        // Geometry on every core, each worker with its own GEOS context; results in order.
+        let chunkCount = Swift.min(candidates.count, 64)
+        let results = DisjointSlots<[Checked]?>(repeating: nil, count: chunkCount)
+        let failures = DisjointSlots<GEOSError?>(repeating: nil, count: chunkCount)
+        let input = SharedFences(fences: fences, candidates: candidates)
+        let threads = Swift.max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
+        ParallelWorkers.run(count: chunkCount, threads: threads) { chunk, _ in
+            let range = (input.candidates.count * chunk / chunkCount)..<(input.candidates.count * (chunk + 1) / chunkCount)
+            do throws(GEOSError) {
+                let context = try GEOSContext()
+                results[chunk] = try range.map { k throws(GEOSError) in try check(input.fences[input.candidates[k]], repair: repair, context: context) }
+            } catch {
+                failures[chunk] = error
             }
-            firstIndexOfId[fence.id] = fence.featureIndex
-            switch fence.shape {
-            case .circle(let center, let radius):
-                if let reason = center.invalidReason { problem("circle centre: \(reason)"); continue }
-                guard radius.isFinite, radius > 0, radius <= GeoJSONFenceDecoder.maximumRadius else {
-                    problem("radius \(radius) m is outside (0, 1000000]")
-                    continue
-                }
-            case .polygon(var shape):
-                if let reason = structuralProblem(shape) { problem(reason); continue }
-                if let reason = try context.validityProblem(of: shape) {
-                    guard repair else { problem("invalid polygon: \(reason)"); continue }
-                    shape = try context.makeValid(shape)
-                    if shape.polygons.isEmpty {
-                        problem("invalid polygon (\(reason)) and MakeValid left no area")
-                        continue
-                    }
-                    repairs.append(FenceProblem(featureIndex: fence.featureIndex, id: fence.id, reason: reason))
-                    fence.shape = .polygon(shape)
-                }
-                fence.enclosingCircle = try enclosingCircle(of: shape, context: context)
+        }
+        if let failure = failures.storage.compactMap({ $0 }).first { throw failure }
+        var kept: [Fence] = []
+        var repairs: [FenceProblem] = []
+        kept.reserveCapacity(candidates.count)
+        for checked in results.storage.lazy.compactMap({ $0 }).joined() {
+            switch checked {
+            case .kept(let fence): kept.append(fence)
+            case .repaired(let fence, let reason):
+                kept.append(fence)
+                repairs.append(FenceProblem(featureIndex: fence.featureIndex, id: fence.id, reason: reason))
+            case .problem(let problem): problems.append(problem)
             }
-            kept.append(fence)
         }
         return Outcome(fences: kept, problems: problems.sorted { $0.featureIndex < $1.featureIndex }, repairs: repairs)
+    }
+
+    /// One fence's geometry verdict.
+    enum Checked: Sendable {
+        case kept(Fence)
+        case repaired(Fence, String)
+        case problem(FenceProblem)
+    }
+
+    struct SharedFences: Sendable {
+        let fences: [Fence]
+        let candidates: [Int]
+    }
+
+    /// Checks one fence's geometry (and repairs it when asked); fills in the enclosing circle.
+    static func check(_ input: Fence, repair: Bool, context: GEOSContext) throws(GEOSError) -> Checked {
+        var fence = input
+        func problem(_ reason: String) -> Checked {
+            .problem(FenceProblem(featureIndex: fence.featureIndex, id: fence.id, reason: reason))
+        }
+        switch fence.shape {
+        case .circle(let center, let radius):
+            if let reason = center.invalidReason { return problem("circle centre: \(reason)") }
+            guard radius.isFinite, radius > 0, radius <= GeoJSONFenceDecoder.maximumRadius else {
+                return problem("radius \(radius) m is outside (0, 1000000]")
+            }
+            return .kept(fence)
+        case .polygon(var shape):
+            if let reason = structuralProblem(shape) { return problem(reason) }
+            var repairedFrom: String? = nil
+            if let reason = try context.validityProblem(of: shape) {
+                guard repair else { return problem("invalid polygon: \(reason)") }
+                shape = try context.makeValid(shape)
+                if shape.polygons.isEmpty { return problem("invalid polygon (\(reason)) and MakeValid left no area") }
+                repairedFrom = reason
+                fence.shape = .polygon(shape)
+            }
+            fence.enclosingCircle = try enclosingCircle(of: shape, context: context)
+            return repairedFrom.map { .repaired(fence, $0) } ?? .kept(fence)
+        }
     }
 
     /// Problems GEOS would throw on rather than report: empty shapes, short or open rings,
