@@ -23,25 +23,46 @@ extension ContainmentEvaluator {
     ) throws(GEOSError) {
         if !result.isEmpty { result.removeAll(keepingCapacity: true) }
         let hot = self.hot
+        var keys = UnsafeMutablePointer<UInt64>(keyScratch)
+        var count = 0
+        var fromTree: [UInt64] = []  // only when the directory is off
         if hot.directoryEnabled {
             // Sorted by slot and without repeats already.
-            hot.directory.search(latitude: latitude, longitude: longitude, into: &result)
-            guard !result.isEmpty else { return }
+            count = hot.directory.searchKeys(latitude: latitude, longitude: longitude, writingTo: keys)
         } else {
             fenceSet.index.search(latitude: latitude, longitude: longitude, into: &result)
-            guard !result.isEmpty else { return }
             Self.sortRemovingDuplicates(&result)
+            fromTree = result.map { CellDirectory.key(slot: $0, storage: hot.storage[Int($0)]) }
+            result.removeAll(keepingCapacity: true)
+            count = fromTree.count
         }
+        guard count > 0 else { return }
+        return try fromTree.isEmpty
+            ? filter(keys: keys, count: count, latitude: latitude, longitude: longitude, level: level, options: options, into: &result)
+            : fromTree.withUnsafeMutableBufferPointer { buffer throws(GEOSError) in
+                keys = buffer.baseAddress!
+                try filter(keys: keys, count: count, latitude: latitude, longitude: longitude, level: level, options: options, into: &result)
+            }
+    }
+
+    /// The exact step of ``containing(latitude:longitude:level:options:into:)``: appends to
+    /// `result` the slots of the candidate keys whose fence holds the point.
+    @inline(__always)
+    private func filter(
+        keys: UnsafeMutablePointer<UInt64>, count: Int, latitude: Double, longitude: Double, level: Int?,
+        options: ContainmentOptions, into result: inout [Int32]
+    ) throws(GEOSError) {
+        let hot = self.hot
         // The same constant as Sphere.degreesToRadians, as a literal: the cross-module static
         // costs an accessor call per query.
         let degreesToRadians = Double.pi / 180.0
         let latR = latitude * degreesToRadians, lonR = longitude * degreesToRadians
         var cosLat = Double.nan  // computed on the first circle candidate
-        var kept = 0
-        for i in 0..<result.count {
-            let slot = Int(result[i])
-            guard hot.levelMatches(slot: slot, level: level, options: options) else { continue }
-            let circle = hot.circles[slot]
+        for k in 0..<count {
+            let key = keys[k]
+            let position = Int(UInt32(truncatingIfNeeded: key))
+            guard hot.levelMatches(position: position, level: level, options: options) else { continue }
+            let circle = hot.circles[position]
             let inside: Bool
             if circle.w >= 0 {
                 if cosLat.isNaN { cosLat = cos(latR) }
@@ -49,18 +70,15 @@ extension ContainmentEvaluator {
                     latitude1: latR, longitude1: lonR, cosLatitude1: cosLat,
                     latitude2: circle.x, longitude2: circle.y, cosLatitude2: circle.z) <= circle.w
             } else {
-                switch hot.polygons.test(slot: slot, x: longitude, y: latitude) {
+                switch hot.polygons.test(slot: position, x: longitude, y: latitude) {
                 case .inside: inside = true
                 case .outside: inside = false
-                case .undecided: inside = try polygonCovers(slot: slot, latitude: latitude, longitude: longitude)
+                case .undecided:
+                    inside = try polygonCovers(slot: Int(key >> 32), latitude: latitude, longitude: longitude)
                 }
             }
-            if inside {
-                result[kept] = result[i]
-                kept += 1
-            }
+            if inside { result.append(Int32(truncatingIfNeeded: key >> 32)) }
         }
-        result.removeLast(result.count - kept)
     }
 
     /// ``containing(latitude:longitude:level:options:into:)`` as fence distances (all 0): the
@@ -103,7 +121,12 @@ extension ContainmentEvaluator {
             fenceSet.index.search(intersecting: first, into: &slots)
             fenceSet.index.search(intersecting: second, into: &slots)
         } else if hot.directoryEnabled {
-            hot.directory.search(latitude: latitude, longitude: longitude, into: &slots)
+            var keys = candidateKeys
+            candidateKeys = []
+            defer { candidateKeys = keys }
+            keys.removeAll(keepingCapacity: true)
+            hot.directory.search(latitude: latitude, longitude: longitude, into: &keys)
+            for k in keys { slots.append(Int32(truncatingIfNeeded: k >> 32)) }
         } else {
             fenceSet.index.search(latitude: latitude, longitude: longitude, into: &slots)
         }

@@ -20,6 +20,12 @@ public final class ContainmentEvaluator {
     private var locators: [PolygonLocator?]
     /// Candidate slots of the indexed queries, reused so a query allocates nothing once warm.
     var candidates: [Int32] = []
+    /// Candidate keys (`slot << 32 | storage position`) of the point query, reused likewise.
+    var candidateKeys: [UInt64] = []
+    /// Room for the most candidate keys a directory search can give: the point query's
+    /// scratch, read and written through a pointer (no reference counting, no exclusivity
+    /// check per query).
+    let keyScratch: UnsafeMutablePointer<UInt64>
     /// Polygons' edges in runs with boxes, built on first use (see ``PolygonEdgeChunks``).
     var edgeChunks: [Int: PolygonEdgeChunks] = [:]
     /// Scratch for ``PolygonEdgeChunks/distance(from:bounds:)``.
@@ -31,9 +37,12 @@ public final class ContainmentEvaluator {
     public init(fenceSet: FenceSet) throws(GEOSError) {
         self.fenceSet = fenceSet
         hot = HotPath(fenceSet)
+        keyScratch = .allocate(capacity: Swift.max(1, fenceSet.directory.maximumCandidates))
         context = try GEOSContext()
         locators = Array(repeating: nil, count: fenceSet.count)
     }
+
+    deinit { keyScratch.deallocate() }
 
     /// Exact test of one fence, ignoring levels. Latitude and longitude in degrees.
     ///
@@ -57,7 +66,7 @@ public final class ContainmentEvaluator {
     /// and for polygons too large for a linear pass. Same answer as ``coversByGEOS(slot:latitude:longitude:)``.
     @inline(__always)
     func polygonCovers(slot: Int, latitude: Double, longitude: Double) throws(GEOSError) -> Bool {
-        switch hot.polygons.test(slot: slot, x: longitude, y: latitude) {
+        switch hot.polygons.test(slot: Int(hot.storage[slot]), x: longitude, y: latitude) {
         case .inside: return true
         case .outside: return false
         case .undecided: return try locator(slot).covers(latitude: latitude, longitude: longitude)
@@ -142,6 +151,8 @@ struct HotPath {
     let directoryEnabled: Bool
     let directory: CellDirectory.View
     let polygons: PolygonEdgeIndex.View
+    /// Slot → storage position; the three arrays below are in storage order.
+    let storage: UnsafePointer<Int32>
     let circles: UnsafePointer<SIMD4<Double>>
     let levels: UnsafePointer<Int>
     /// False when no fence has a level: the level rule then needs no per-fence load.
@@ -151,16 +162,17 @@ struct HotPath {
         directoryEnabled = set.directory.isEnabled
         directory = set.directory.view
         polygons = set.polygonEdges.view
+        storage = set.storageIndex.pointer
         circles = set.circleRecordBuffer.pointer
         levels = set.levelBuffer.pointer
         anyLevelFence = set.fences.contains { $0.level != nil }
     }
 
-    /// The level rule (semantics §2) for the fence in `slot`.
+    /// The level rule (semantics §2) for the fence at storage position `position`.
     @inline(__always)
-    func levelMatches(slot: Int, level: Int?, options: ContainmentOptions) -> Bool {
+    func levelMatches(position: Int, level: Int?, options: ContainmentOptions) -> Bool {
         if !anyLevelFence { return options.globalFences }
-        let fenceLevel = levels[slot]
+        let fenceLevel = levels[position]
         if fenceLevel == FenceSet.noLevel { return options.globalFences }
         guard options.levelFences, let level else { return false }
         return level == fenceLevel

@@ -6,7 +6,8 @@ import GeofenceGeometry
 // * Each ring's edges are cut into runs of at most `runLength` edges ("chunks"). Chunk c covers
 //   the edges from vertex `chunkRanges[c].x` on, `chunkRanges[c].y` of them, and
 //   `chunkBounds[c]` = (minLat, maxLat, maxLon, 0) of its vertices.
-// * `slotChunks[slot]` = (first chunk, chunk count) of the polygon in `slot`; count -1 for a
+// * `slotChunks[i]` = (first chunk, chunk count) of the i-th fence in the fence set's storage
+//   order (see `FenceSet.storageIndex`); count -1 for a
 //   circle or a polygon left to GEOS (more than `maximumEdges` edges, where GEOS's
 //   interval index beats a linear pass).
 // Memory: 16 bytes per vertex plus 40 bytes per 16 edges.

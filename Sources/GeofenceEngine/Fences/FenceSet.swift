@@ -35,10 +35,14 @@ public final class FenceSet: Sendable {
     public let index: PackedRTree
     /// A grid over the same entries for point queries (see ``CellDirectory``).
     public let directory: CellDirectory
-    /// `circleRecords` and `levels` again, in memory the hot paths read through pointers.
+    /// The *storage order* of the hot paths: fences sorted along a Hilbert curve of their box
+    /// centres, so the fences a point query meets (neighbours in space) sit next to each other
+    /// in memory. `storageIndex[slot]` is a fence's position in that order.
+    let storageIndex: FrozenBuffer<Int32>
+    /// `circleRecords` and `levels` in storage order, read through pointers by the hot paths.
     let circleRecordBuffer: FrozenBuffer<SIMD4<Double>>
     let levelBuffer: FrozenBuffer<Int>
-    /// Every polygon's rings, flat, for the certified Swift point-in-polygon test.
+    /// Every polygon's rings, flat, in storage order, for the certified Swift point-in-polygon test.
     let polygonEdges: PolygonEdgeIndex
 
     static let noLevel = Int.min
@@ -95,17 +99,26 @@ public final class FenceSet: Sendable {
         circleCosLatitude = cosLat
         circleThreshold = threshold
         self.levels = levels
-        circleRecords = (0..<sorted.count).map { slot in
+        let records = (0..<sorted.count).map { slot in
             kinds[slot] == Self.circleKind
-                ? SIMD4(lat[slot], lon[slot], cosLat[slot], threshold[slot]) : SIMD4(0, 0, 0, -1)
+                ? SIMD4(lat[slot], lon[slot], cosLat[slot], threshold[slot]) : SIMD4<Double>(0, 0, 0, -1)
         }
+        circleRecords = records
         entryBoxes = boxes
         entrySlots = slots
         index = PackedRTree(boxes: boxes, values: slots)
-        directory = CellDirectory(boxes: boxes, slots: slots)
-        circleRecordBuffer = FrozenBuffer(circleRecords)
-        levelBuffer = FrozenBuffer(levels)
-        polygonEdges = PolygonEdgeIndex(sorted)
+        // Storage order: Hilbert order of each fence's first box (the east part of a fence split
+        // at the antimeridian stands for the whole).
+        var firstBox = [BoundingBox](repeating: .empty, count: sorted.count)
+        for (e, slot) in slots.enumerated().reversed() { firstBox[Int(slot)] = boxes[e] }
+        let order = PackedRTree.hilbertOrder(firstBox)  // storage position -> slot
+        var position = [Int32](repeating: 0, count: sorted.count)
+        for (k, slot) in order.enumerated() { position[slot] = Int32(k) }
+        storageIndex = FrozenBuffer(position)
+        directory = CellDirectory(boxes: boxes, slots: slots, storage: slots.map { position[Int($0)] })
+        circleRecordBuffer = FrozenBuffer(order.map { records[$0] })
+        levelBuffer = FrozenBuffer(order.map { levels[$0] })
+        polygonEdges = PolygonEdgeIndex(order.map { sorted[$0] })
     }
 
     /// Number of fences.

@@ -41,16 +41,20 @@ public final class CellDirectory: Sendable {
     let rows: Int
     let starts: FrozenBuffer<UInt32>
     let boxes: FrozenBuffer<SIMD4<Float>>
-    let slots: FrozenBuffer<Int32>
+    /// Candidate keys: `slot << 32 | storage position` (see ``FenceSet``'s storage order), so
+    /// candidates sort by slot and still say where the fence's numbers are.
+    let slots: FrozenBuffer<UInt64>
     let largeBoxes: FrozenBuffer<SIMD4<Float>>
-    let largeSlots: FrozenBuffer<Int32>
+    let largeSlots: FrozenBuffer<UInt64>
     let largeCount: Int
+    /// The most candidates one search can report (largest cell plus the large entries).
+    let maximumCandidates: Int
 
     /// Builds the directory over entry boxes (non-wrapping) and their slots, given in
     /// ascending slot order.
     ///
     /// - Complexity: O(n + p) for n entries and p (cell, entry) pairs.
-    convenience init(boxes entryBoxes: [BoundingBox], slots entrySlots: [Int32]) {
+    convenience init(boxes entryBoxes: [BoundingBox], slots entrySlots: [Int32], storage entryStorage: [Int32]) {
         let extent = entryBoxes.reduce(BoundingBox.empty) { $0.union($1) }
         let n = entryBoxes.count
         guard n > 0, !extent.isEmpty, extent.minLongitude.isFinite, extent.maxLatitude.isFinite else {
@@ -83,12 +87,12 @@ public final class CellDirectory: Sendable {
         // Pass 1: count entries per cell; set the large ones aside.
         var counts = [UInt32](repeating: 0, count: columns * rows + 1)
         var isLarge = [Bool](repeating: false, count: n)
-        var largeBoxes: [SIMD4<Float>] = [], largeSlots: [Int32] = []
+        var largeBoxes: [SIMD4<Float>] = [], largeSlots: [UInt64] = []
         for (e, box) in entryBoxes.enumerated() {
             if layout.cellCount(box) > Self.maximumCellsPerEntry {
                 isLarge[e] = true
                 largeBoxes.append(PackedRTree.packed(box))
-                largeSlots.append(entrySlots[e])
+                largeSlots.append(Self.key(slot: entrySlots[e], storage: entryStorage[e]))
                 continue
             }
             for cy in row(box.minLatitude)...row(box.maxLatitude) {
@@ -104,14 +108,14 @@ public final class CellDirectory: Sendable {
         var cursor = counts
         let pairs = Int(counts[columns * rows])
         var boxes = [SIMD4<Float>](repeating: .zero, count: pairs)
-        var slots = [Int32](repeating: 0, count: pairs)
+        var slots = [UInt64](repeating: 0, count: pairs)
         for (e, box) in entryBoxes.enumerated() where !isLarge[e] {
             let stored = PackedRTree.packed(box)
             for cy in row(box.minLatitude)...row(box.maxLatitude) {
                 for cx in column(box.minLongitude)...column(box.maxLongitude) {
                     let p = Int(cursor[cy * columns + cx])
                     boxes[p] = stored
-                    slots[p] = entrySlots[e]
+                    slots[p] = Self.key(slot: entrySlots[e], storage: entryStorage[e])
                     cursor[cy * columns + cx] += 1
                 }
             }
@@ -123,7 +127,7 @@ public final class CellDirectory: Sendable {
 
     private init(
         extent: BoundingBox, columns: Int, rows: Int, inverseWidth: Double, inverseHeight: Double, starts: [UInt32],
-        boxes: [SIMD4<Float>], slots: [Int32], largeBoxes: [SIMD4<Float>], largeSlots: [Int32]
+        boxes: [SIMD4<Float>], slots: [UInt64], largeBoxes: [SIMD4<Float>], largeSlots: [UInt64]
     ) {
         isEnabled = true
         minLongitude = extent.minLongitude
@@ -140,6 +144,9 @@ public final class CellDirectory: Sendable {
         self.largeBoxes = FrozenBuffer(largeBoxes)
         self.largeSlots = FrozenBuffer(largeSlots)
         largeCount = largeSlots.count
+        var most = 0
+        for c in 0..<(columns * rows) { most = Swift.max(most, Int(starts[c + 1] - starts[c])) }
+        maximumCandidates = most + largeSlots.count
     }
 
     /// Grid dimensions for a cell side (degrees) over the extent.
@@ -177,15 +184,21 @@ public final class CellDirectory: Sendable {
         columns = 0; rows = 0
         starts = FrozenBuffer([0]); boxes = FrozenBuffer([]); slots = FrozenBuffer([])
         largeBoxes = FrozenBuffer([]); largeSlots = FrozenBuffer([]); largeCount = 0
+        maximumCandidates = 0
     }
+
+    /// `slot << 32 | storage`.
+    @inline(__always)
+    static func key(slot: Int32, storage: Int32) -> UInt64 { UInt64(UInt32(slot)) << 32 | UInt64(UInt32(storage)) }
 
     /// Appends to `result` the slot of every entry whose box holds the point, ascending by
     /// slot, each slot once. `result` is not cleared. Requires ``isEnabled``.
     ///
-    /// - Complexity: O(k) for the k entries of the point's cell (plus the large entries);
-    ///   no allocation once `result` has the capacity.
+    /// - Complexity: O(k) for the k entries of the point's cell (plus the large entries).
     public func search(latitude: Double, longitude: Double, into result: inout [Int32]) {
-        view.search(latitude: latitude, longitude: longitude, into: &result)
+        var keys: [UInt64] = []
+        view.search(latitude: latitude, longitude: longitude, into: &keys)
+        for k in keys { result.append(Int32(truncatingIfNeeded: k >> 32)) }
     }
 
     /// The directory as plain numbers and pointers, for hot loops (valid while `self` lives).
@@ -204,13 +217,55 @@ public final class CellDirectory: Sendable {
         let columns, rows: Int
         let starts: UnsafePointer<UInt32>
         let boxes: UnsafePointer<SIMD4<Float>>
-        let slots: UnsafePointer<Int32>
+        let slots: UnsafePointer<UInt64>
         let largeBoxes: UnsafePointer<SIMD4<Float>>
-        let largeSlots: UnsafePointer<Int32>
+        let largeSlots: UnsafePointer<UInt64>
         let largeCount: Int
 
+        /// Writes the candidate keys of the point to `out` (room for ``CellDirectory/maximumCandidates``)
+        /// in ascending slot order, each once, and returns how many. No allocation.
         @inline(__always)
-        func search(latitude: Double, longitude: Double, into result: inout [Int32]) {
+        func searchKeys(latitude: Double, longitude: Double, writingTo out: UnsafeMutablePointer<UInt64>) -> Int {
+            guard longitude >= minLongitude, longitude <= maxLongitude, latitude >= minLatitude, latitude <= maxLatitude
+            else { return 0 }
+            let cx = Swift.min(columns &- 1, Int((longitude - minLongitude) * inverseCellWidth))
+            let cy = Swift.min(rows &- 1, Int((latitude - minLatitude) * inverseCellHeight))
+            let cell = cy &* columns &+ cx
+            let first = Int(starts[cell]), end = Int(starts[cell &+ 1])
+            var n = 0
+            let x = Float(longitude), y = Float(latitude)
+            let query = SIMD4(x, y, -x, -y)
+            var last = UInt64.max
+            var p = first
+            while p < end {
+                if all(boxes[p] .<= query) {
+                    // A fence's two boxes can share a cell only in a world-wide grid.
+                    if slots[p] != last { out[n] = slots[p]; n &+= 1 }
+                    last = slots[p]
+                }
+                p &+= 1
+            }
+            if largeCount > 0 {
+                let before = n
+                for k in 0..<largeCount where all(largeBoxes[k] .<= query) { out[n] = largeSlots[k]; n &+= 1 }
+                if n > before && before > 0 {
+                    // Merge: insertion sort of the whole run, then drop repeats.
+                    for i in 1..<n {
+                        let v = out[i]
+                        var j = i
+                        while j > 0 && out[j - 1] > v { out[j] = out[j - 1]; j -= 1 }
+                        out[j] = v
+                    }
+                    var w = 1
+                    for r in 1..<n where out[r] != out[w - 1] { out[w] = out[r]; w += 1 }
+                    n = w
+                }
+            }
+            return n
+        }
+
+        @inline(__always)
+        func search(latitude: Double, longitude: Double, into result: inout [UInt64]) {
             // Outside the extent (or NaN): no entry's box can hold the point.
             guard longitude >= minLongitude, longitude <= maxLongitude, latitude >= minLatitude, latitude <= maxLatitude
             else { return }
@@ -222,7 +277,7 @@ public final class CellDirectory: Sendable {
             if first < end {
                 let x = Float(longitude), y = Float(latitude)
                 let query = SIMD4(x, y, -x, -y)
-                var last: Int32 = -1
+                var last = UInt64.max
                 var p = first
                 while p < end {
                     if all(boxes[p] .<= query) {
@@ -243,7 +298,7 @@ public final class CellDirectory: Sendable {
     }
 
     /// Sorts `a[from...]` ascending and drops repeats (a cell's run merged with large entries).
-    static func sortRemovingDuplicates(_ a: inout [Int32], from: Int) {
+    static func sortRemovingDuplicates(_ a: inout [UInt64], from: Int) {
         for i in (from + 1)..<a.count {
             let x = a[i]
             var j = i
