@@ -55,6 +55,7 @@ struct SuiteCommand: ParsableCommand {
         ]
         for f in fences {
             let world = try loadWorld(fences: f)
+            build(world, fences: f, report: &report)
             try containment(world, fences: f, report: &report)
             try nearest(world, fences: f, report: &report)
             if !noEvaluate, let folder = peersFolder { try evaluate(folder: folder, fences: f, report: &report) }
@@ -114,6 +115,24 @@ struct SuiteCommand: ParsableCommand {
         report.records.append(record(brute, "brute", ratios: [], note: "first \(prefixCount) fixes; checksum equals the engine's on them"))
     }
 
+    /// Index build: the packed R-tree's bulk load and the grid directory, median of 3.
+    func build(_ world: PeerWorld, fences f: Int, report: inout BenchReport) {
+        let set = world.fenceSet
+        var boxes: [BoundingBox] = [], values: [Int32] = []
+        for slot in 0..<set.count {
+            for box in set.fences[slot].boundingBoxes { boxes.append(box); values.append(Int32(slot)) }
+        }
+        var times: [Double] = []
+        for _ in 0..<3 {
+            times.append(Measure.time { _ = PackedRTree(boxes: boxes, values: values) })
+        }
+        let t = Measure.median(times)
+        report.records.append(BenchRecord(
+            benchCase: "build", method: "packed R-tree", fences: f, fixes: boxes.count, threads: 1, seconds: t,
+            rate: Double(boxes.count) / t, peakRSSMiB: Measure.peakRSSMiB(),
+            note: "tree \(RTreeBench.fixed(Double(set.index.memoryBytes) / 1_048_576, 2)) MiB, directory \(RTreeBench.fixed(Double(set.directory.memoryBytes) / 1_048_576, 2)) MiB"))
+    }
+
     /// Nearest-10 per second on the tree and by scan, checked equal.
     func nearest(_ world: PeerWorld, fences f: Int, report: inout BenchReport) throws {
         let evaluator = try ContainmentEvaluator(fenceSet: world.fenceSet)
@@ -143,7 +162,7 @@ struct SuiteCommand: ParsableCommand {
     func chart(_ report: BenchReport) -> String {
         var series: [String: [(Double, Double)]] = [:]
         var order: [String] = []
-        for r in report.records where r.benchCase != "evaluate" || r.method == "peers-csv" {
+        for r in report.records where r.benchCase != "build" && (r.benchCase != "evaluate" || r.method == "peers-csv") {
             let name = "\(r.benchCase) \(r.method) \(r.threads)T"
             if series[name] == nil { order.append(name) }
             series[name, default: []].append((Double(r.fences), r.rate))
