@@ -92,7 +92,8 @@ struct SuiteCommand: ParsableCommand {
         let one = try ContainmentRun.measure(world: world, method: .engine, threads: 1, repeats: repeats)
         let all = try ContainmentRun.measure(world: world, method: .engine, threads: threads, repeats: repeats)
         let geos = try ContainmentRun.measure(world: world, method: .geos, threads: 1, repeats: 1)
-        guard one.checksum == geos.checksum, all.checksum == one.checksum else {
+        let batch = try ContainmentRun.measure(world: world, method: .engineBatch, threads: 1, repeats: repeats)
+        guard one.checksum == geos.checksum, all.checksum == one.checksum, batch.checksum == one.checksum else {
             throw BenchError("F=\(f): checksums differ: engine \(one.checksum.hex), all threads \(all.checksum.hex), GEOS \(geos.checksum.hex)")
         }
         // Brute force: about a second of work, on the first fixes; the engine on the same prefix.
@@ -111,6 +112,9 @@ struct SuiteCommand: ParsableCommand {
         }
         report.records.append(record(one, "engine", ratios: [("brute", one.fixesPerSecond / brute.fixesPerSecond), ("geos", one.fixesPerSecond / geos.fixesPerSecond)]))
         report.records.append(record(all, "engine", ratios: [("1 thread", all.fixesPerSecond / one.fixesPerSecond), ("geos", all.fixesPerSecond / geos.fixesPerSecond)]))
+        report.records.append(record(
+            batch, "engine-batch", ratios: [("engine", batch.fixesPerSecond / one.fixesPerSecond), ("geos", batch.fixesPerSecond / geos.fixesPerSecond)],
+            note: fenceSetSorted(world) ? "fixes sorted by grid cell (sort timed)" : "fences' hot data fits in cache: no sort"))
         report.records.append(record(geos, "geos-naive", ratios: []))
         report.records.append(record(brute, "brute", ratios: [], note: "first \(prefixCount) fixes; checksum equals the engine's on them"))
     }
@@ -131,6 +135,10 @@ struct SuiteCommand: ParsableCommand {
             benchCase: "build", method: "packed R-tree", fences: f, fixes: boxes.count, threads: 1, seconds: t,
             rate: Double(boxes.count) / t, peakRSSMiB: Measure.peakRSSMiB(),
             note: "tree \(RTreeBench.fixed(Double(set.index.memoryBytes) / 1_048_576, 2)) MiB, directory \(RTreeBench.fixed(Double(set.directory.memoryBytes) / 1_048_576, 2)) MiB"))
+    }
+
+    func fenceSetSorted(_ world: PeerWorld) -> Bool {
+        world.fenceSet.hotBytes >= ContainmentEvaluator.sortingThreshold
     }
 
     /// Nearest-10 per second on the tree and by scan, checked equal.

@@ -127,3 +127,33 @@ enum CLIPaths {
 }
 
 import Foundation
+
+@Suite("Batch containment")
+struct BatchContainmentTests {
+    @Test("batch answers equal one query per point, sorted by cell or not", arguments: [61, 62] as [UInt64])
+    func batchEqualsPerPoint(seed: UInt64) throws {
+        for (name, world) in IndexedContainmentTests.worlds {
+            var rng = SeededGenerator(seed: seed)
+            let fences = world.fences(count: 300, &rng)
+            let set = try FenceSet(fences)
+            let evaluator = try ContainmentEvaluator(fenceSet: set)
+            var points = world.queryPoints(count: 2_000, fences: fences, &rng).flatMap { [$0.latitude, $0.longitude] }
+            points += [.nan, 0, 95, 0]  // invalid points answer nothing
+            var expected: [[Int32]] = []
+            var buffer: [Int32] = []
+            for k in 0..<(points.count / 2) {
+                try evaluator.containing(latitude: points[2 * k], longitude: points[2 * k + 1], level: nil, into: &buffer)
+                expected.append(buffer)
+            }
+            for sorted in [false, true] {
+                var answers = ContainmentAnswers()
+                try points.withUnsafeBufferPointer { try evaluator.containing(coordinates: $0, sortByCell: sorted, into: &answers) }
+                #expect(answers.count == expected.count)
+                for k in 0..<expected.count where Array(answers[k]) != expected[k] {
+                    Issue.record("seed \(seed) \(name) sorted \(sorted): point \(k) got \(Array(answers[k])), expected \(expected[k])")
+                    break
+                }
+            }
+        }
+    }
+}

@@ -124,6 +124,12 @@ public final class FenceSet: Sendable {
     /// Number of fences.
     public var count: Int { fences.count }
 
+    /// Bytes of the data a point query reads: the grid directory, circle records, levels and
+    /// polygon edges.
+    public var hotBytes: Int {
+        directory.memoryBytes + circleRecordBuffer.count * 32 + levelBuffer.count * 8 + polygonEdges.memoryBytes
+    }
+
     /// The slot of the fence with this id, or nil.
     public func slot(of id: String) -> Int? { slotByID[id].map(Int.init) }
 

@@ -222,6 +222,16 @@ public final class CellDirectory: Sendable {
         let largeSlots: UnsafePointer<UInt64>
         let largeCount: Int
 
+        /// The number of the point's cell, or `UInt32.max` outside the grid (or NaN).
+        @inline(__always)
+        func cell(latitude: Double, longitude: Double) -> UInt32 {
+            guard longitude >= minLongitude, longitude <= maxLongitude, latitude >= minLatitude, latitude <= maxLatitude
+            else { return .max }
+            let cx = Swift.min(columns &- 1, Int((longitude - minLongitude) * inverseCellWidth))
+            let cy = Swift.min(rows &- 1, Int((latitude - minLatitude) * inverseCellHeight))
+            return UInt32(truncatingIfNeeded: cy &* columns &+ cx)
+        }
+
         /// Writes the candidate keys of the point to `out` (room for ``CellDirectory/maximumCandidates``)
         /// in ascending slot order, each once, and returns how many. No allocation.
         @inline(__always)
