@@ -63,6 +63,7 @@ final class ContainmentWorker {
         }
         // A local buffer: a class property passed inout costs a dynamic exclusivity check per call.
         var buffer = self.buffer
+        self.buffer = []
         defer { self.buffer = buffer }
         let fixes = world.fixes
         let fileIndex = world.fileIndexOfSlot

@@ -44,8 +44,11 @@ final class BatchWorker {
         self.events = []
         defer { self.events = events }
         events.removeAll(keepingCapacity: true)
+        // Take the buffers out of the object (leaving it empty), or every write would copy them.
         var nearby = self.nearby
         var records = self.records
+        self.nearby = []
+        self.records = []
         defer {
             self.nearby = nearby
             self.records = records
