@@ -7,11 +7,7 @@ import Darwin
 /// Timing and table formatting for the `index` and `replay` benchmark cases.
 enum RTreeBench {
     /// Monotonic clock, seconds.
-    static func now() -> Double {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return Double(ts.tv_sec) + Double(ts.tv_nsec) * 1e-9
-    }
+    static func now() -> Double { Measure.now() }
 
     /// `value` with `digits` decimals.
     static func fixed(_ value: Double, _ digits: Int) -> String {

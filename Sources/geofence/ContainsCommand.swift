@@ -32,23 +32,16 @@ struct ContainsCommand: ParsableCommand {
         if fenceSet.repairedCount > 0 {
             FileHandleText.standardError("\(fences): repaired \(fenceSet.repairedCount) invalid polygon(s) with MakeValid\n")
         }
-        let evaluator: ContainmentEvaluator
-        do { evaluator = try ContainmentEvaluator(fenceSet: fenceSet) } catch { throw CLIError("\(error)") }
-        let reader: LineBlockReader
-        let out: OutputSink
-        do {
-            reader = try LineBlockReader(path: fixes)
-            out = try output.map { try OutputSink(path: $0) } ?? .standardOutput()
-        } catch {
-            throw CLIError("\(error)")
-        }
+        let evaluator = try CLIError.reporting { try ContainmentEvaluator(fenceSet: fenceSet) }
+        let reader = try CLIError.reporting { try LineBlockReader(path: fixes) }
+        let out = try CLIError.reporting { try output.map { try OutputSink(path: $0) } ?? .standardOutput() }
 
         var header: FixCSVHeader? = nil
         var tally = RowTally()
         var row = FixCSVRow()
         var line: [UInt8] = []
         var slots: [Int32] = []
-        do {
+        try CLIError.reporting {
             try reader.forEachLine { base, start, end, lineNumber in
                 guard let columns = header else {
                     do {
@@ -88,10 +81,6 @@ struct ContainsCommand: ParsableCommand {
                 try out.write(line)
             }
             try out.flush()
-        } catch let error as CLIError {
-            throw error
-        } catch {
-            throw CLIError("\(error)")
         }
         if header == nil {
             throw CLIError("\(fixes): empty file (expected a header line naming at least device_id,timestamp,lat,lon)")

@@ -116,12 +116,11 @@ struct EvaluateCommand: ParsableCommand {
         let options = BatchOptions(
             configuration: trackerConfiguration(), threads: threads ?? Self.coreCount,
             shard: shard.flatMap(ShardSpec.init) ?? .all, sortedInput: sortedInput)
-        let result: BatchSummary
-        do {
+        let result: BatchSummary = try CLIError.reporting {
             let evaluator = try BatchEvaluator(fenceSet: fenceSet, options: options)
             let sink = try output.map { try OutputSink(path: $0) } ?? .standardOutput()
             let bar = ProgressBar(totalBytes: Self.fileSize(fixes), quiet: quiet)
-            result = try evaluator.run(fixes: fixes, output: sink) { rows, bytes in bar.update(rows: rows, bytes: bytes) }
+            let result = try evaluator.run(fixes: fixes, output: sink) { rows, bytes in bar.update(rows: rows, bytes: bytes) }
             bar.finish()
             if let summary {
                 let file = try OutputSink(path: summary)
@@ -131,10 +130,7 @@ struct EvaluateCommand: ParsableCommand {
                 try file.write(bytes)
                 try file.flush()
             }
-        } catch let error as CLIError {
-            throw error
-        } catch {
-            throw CLIError("\(error)")
+            return result
         }
         if !quiet { FileHandleText.standardError(result.line + "\n") }
     }

@@ -51,6 +51,18 @@ struct CLIError: Error {
         self.message = message
         self.exitStatus = exitStatus
     }
+
+    /// Runs `body`; a `CLIError` passes through, any other error becomes one with its
+    /// description (the library's errors already name their file and say why).
+    static func reporting<T>(_ body: () throws -> T) throws(CLIError) -> T {
+        do {
+            return try body()
+        } catch let error as CLIError {
+            throw error
+        } catch {
+            throw CLIError("\(error)")
+        }
+    }
 }
 
 /// Unbuffered writes of whole messages to the standard streams.

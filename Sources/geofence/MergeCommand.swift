@@ -22,14 +22,10 @@ struct MergeCommand: ParsableCommand {
 
     func run() throws {
         guard !inputs.isEmpty else { throw ValidationError("give at least one event file") }
-        do {
+        try CLIError.reporting {
             let sink = try output.map { try OutputSink(path: $0) } ?? .standardOutput()
             let lines = try ShardMerger.merge(inputs: inputs, output: sink)
             FileHandleText.standardError("merged \(lines) event(s) from \(inputs.count) file(s)\n")
-        } catch let error as CLIError {
-            throw error
-        } catch {
-            throw CLIError("\(error)")
         }
     }
 }

@@ -69,7 +69,7 @@ struct PlacesCommand: ParsableCommand {
         var replay = PlacesReplay(context: context, evaluator: evaluator)
         var header: SignalCSVHeader? = nil
         var tally = RowTally()
-        do {
+        try CLIError.reporting {
             try reader.forEachLine { base, start, end, lineNumber in
                 let line = Array(UnsafeBufferPointer(start: base + start, count: end - start))
                 guard let columns = header else {
@@ -98,10 +98,6 @@ struct PlacesCommand: ParsableCommand {
                 try out.write(text)
             }
             try out.flush()
-        } catch let error as CLIError {
-            throw error
-        } catch {
-            throw CLIError("\(error)")
         }
         if header == nil {
             throw CLIError("\(signals): empty file (expected the header timestamp,device_id,signal,geofence_id,lat,lon)")

@@ -207,7 +207,7 @@ public final class CellDirectory: Sendable {
             minLongitude: minLongitude, minLatitude: minLatitude, maxLongitude: maxLongitude, maxLatitude: maxLatitude,
             inverseCellWidth: inverseCellWidth, inverseCellHeight: inverseCellHeight, columns: columns, rows: rows,
             starts: starts.pointer, boxes: boxes.pointer, slots: slots.pointer, largeBoxes: largeBoxes.pointer,
-            largeSlots: largeSlots.pointer, largeCount: largeCount)
+            largeSlots: largeSlots.pointer, largeCount: largeCount, maximumCandidates: maximumCandidates)
     }
 
     /// The search over raw pointers: no reference counting per query.
@@ -221,6 +221,7 @@ public final class CellDirectory: Sendable {
         let largeBoxes: UnsafePointer<SIMD4<Float>>
         let largeSlots: UnsafePointer<UInt64>
         let largeCount: Int
+        let maximumCandidates: Int
 
         /// The number of the point's cell, or `UInt32.max` outside the grid (or NaN).
         @inline(__always)
@@ -274,35 +275,11 @@ public final class CellDirectory: Sendable {
             return n
         }
 
-        @inline(__always)
+        /// ``searchKeys(latitude:longitude:writingTo:)`` appending to an array.
         func search(latitude: Double, longitude: Double, into result: inout [UInt64]) {
-            // Outside the extent (or NaN): no entry's box can hold the point.
-            guard longitude >= minLongitude, longitude <= maxLongitude, latitude >= minLatitude, latitude <= maxLatitude
-            else { return }
-            let cx = Swift.min(columns &- 1, Int((longitude - minLongitude) * inverseCellWidth))
-            let cy = Swift.min(rows &- 1, Int((latitude - minLatitude) * inverseCellHeight))
-            let cell = cy &* columns &+ cx
-            let first = Int(starts[cell]), end = Int(starts[cell &+ 1])
-            let before = result.count
-            if first < end {
-                let x = Float(longitude), y = Float(latitude)
-                let query = SIMD4(x, y, -x, -y)
-                var last = UInt64.max
-                var p = first
-                while p < end {
-                    if all(boxes[p] .<= query) {
-                        // A fence's two boxes can share a cell only in a world-wide grid.
-                        if slots[p] != last { result.append(slots[p]) }
-                        last = slots[p]
-                    }
-                    p &+= 1
-                }
-            }
-            if largeCount > 0 {
-                let x = Float(longitude), y = Float(latitude)
-                let query = SIMD4(x, y, -x, -y)
-                for k in 0..<largeCount where all(largeBoxes[k] .<= query) { result.append(largeSlots[k]) }
-                if result.count - before > 1 { CellDirectory.sortRemovingDuplicates(&result, from: before) }
+            withUnsafeTemporaryAllocation(of: UInt64.self, capacity: Swift.max(1, maximumCandidates)) { buffer in
+                let n = searchKeys(latitude: latitude, longitude: longitude, writingTo: buffer.baseAddress!)
+                result.append(contentsOf: buffer[0..<n])
             }
         }
     }
