@@ -35,7 +35,7 @@ enum BenchChart {
             s += "<text x=\"\(left - 8)\" y=\"\(py + 4)\" text-anchor=\"end\">\(label(e))</text>\n"
         }
         s += "<text x=\"\((left + width - right) / 2)\" y=\"\(height - 18)\" text-anchor=\"middle\">fences (log scale)</text>\n"
-        s += "<text transform=\"translate(20,\((top + height - bottom) / 2)) rotate(-90)\" text-anchor=\"middle\">fixes per second (log scale)</text>\n"
+        s += "<text transform=\"translate(20,\((top + height - bottom) / 2)) rotate(-90)\" text-anchor=\"middle\">fixes (nearest10: queries) per second, log scale</text>\n"
         for (i, line) in series.enumerated() {
             let color = colors[i % colors.count]
             let pts = line.points.filter { $0.rate > 0 }.sorted { $0.fences < $1.fences }
