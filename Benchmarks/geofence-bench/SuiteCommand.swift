@@ -37,6 +37,9 @@ struct SuiteCommand: ParsableCommand {
     @Flag(help: "Skip the evaluate cases.")
     var noEvaluate = false
 
+    @Option(parsing: .upToNextOption, help: "Cases to run: build, contains, nearest, evaluate.")
+    var cases: [String] = ["build", "contains", "nearest", "evaluate"]
+
     @Option(help: "The Austin data folder (evaluate on real traces).")
     var austin = "data/austin"
 
@@ -54,15 +57,18 @@ struct SuiteCommand: ParsableCommand {
             ("workload", peersFolder == nil ? "Swift-generated world (seed 42)" : "peers world in \(peersFolder!)"),
         ]
         for f in fences {
-            let world = try loadWorld(fences: f)
-            build(world, fences: f, report: &report)
-            try containment(world, fences: f, report: &report)
-            try nearest(world, fences: f, report: &report)
-            if !noEvaluate, let folder = peersFolder { try evaluate(folder: folder, fences: f, report: &report) }
+            let needsWorld = cases.contains { ["build", "contains", "nearest"].contains($0) }
+            if needsWorld {
+                let world = try loadWorld(fences: f)
+                if cases.contains("build") { build(world, fences: f, report: &report) }
+                if cases.contains("contains") { try containment(world, fences: f, report: &report) }
+                if cases.contains("nearest") { try nearest(world, fences: f, report: &report) }
+            }
+            if evaluating, let folder = peersFolder { try evaluate(folder: folder, fences: f, report: &report) }
             print(report.records.suffix(8).map { "\($0.benchCase) \($0.method) F=\($0.fences) T=\($0.threads): \(RTreeBench.rate($0.rate))/s" }.joined(separator: "\n"))
             fflush(nil)
         }
-        if !noEvaluate, FileManager.default.fileExists(atPath: austin + "/fences.geojson") {
+        if evaluating, FileManager.default.fileExists(atPath: austin + "/fences.geojson") {
             for t in Set([1, threads]).sorted() {
                 let r = try EvaluateRunner.run(fences: austin + "/fences.geojson", fixes: austin + "/capmetro_avl_traces.csv", threads: t)
                 report.records.append(BenchRecord(
@@ -79,6 +85,8 @@ struct SuiteCommand: ParsableCommand {
         }
         if let svg { try chart(report).write(toFile: svg, atomically: true, encoding: .utf8) }
     }
+
+    var evaluating: Bool { !noEvaluate && cases.contains("evaluate") }
 
     var peersFolder: String? { peersData ?? ProcessInfo.processInfo.environment["PEERS_DATA"] }
 
