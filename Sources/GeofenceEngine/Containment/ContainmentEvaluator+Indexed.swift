@@ -23,26 +23,29 @@ extension ContainmentEvaluator {
     ) throws(GEOSError) {
         if !result.isEmpty { result.removeAll(keepingCapacity: true) }
         let hot = self.hot
-        var keys = UnsafeMutablePointer<UInt64>(keyScratch)
-        var count = 0
-        var fromTree: [UInt64] = []  // only when the directory is off
         if hot.directoryEnabled {
             // Sorted by slot and without repeats already.
-            count = hot.directory.searchKeys(latitude: latitude, longitude: longitude, writingTo: keys)
-        } else {
-            fenceSet.index.search(latitude: latitude, longitude: longitude, into: &result)
-            Self.sortRemovingDuplicates(&result)
-            fromTree = result.map { CellDirectory.key(slot: $0, storage: hot.storage[Int($0)]) }
-            result.removeAll(keepingCapacity: true)
-            count = fromTree.count
-        }
-        guard count > 0 else { return }
-        return try fromTree.isEmpty
-            ? filter(keys: keys, count: count, latitude: latitude, longitude: longitude, level: level, options: options, into: &result)
-            : fromTree.withUnsafeMutableBufferPointer { buffer throws(GEOSError) in
-                keys = buffer.baseAddress!
-                try filter(keys: keys, count: count, latitude: latitude, longitude: longitude, level: level, options: options, into: &result)
+            let count = hot.directory.searchKeys(latitude: latitude, longitude: longitude, writingTo: keyScratch)
+            if count > 0 {
+                try filter(keys: keyScratch, count: count, latitude: latitude, longitude: longitude, level: level, options: options, into: &result)
             }
+        } else {
+            try containingThroughTree(latitude: latitude, longitude: longitude, level: level, options: options, into: &result)
+        }
+    }
+
+    /// The point query when the grid directory is off: the R-tree's candidates.
+    private func containingThroughTree(
+        latitude: Double, longitude: Double, level: Int?, options: ContainmentOptions, into result: inout [Int32]
+    ) throws(GEOSError) {
+        fenceSet.index.search(latitude: latitude, longitude: longitude, into: &result)
+        guard !result.isEmpty else { return }
+        Self.sortRemovingDuplicates(&result)
+        var keys = result.map { CellDirectory.key(slot: $0, storage: hot.storage[Int($0)]) }
+        result.removeAll(keepingCapacity: true)
+        try keys.withUnsafeMutableBufferPointer { buffer throws(GEOSError) in
+            try filter(keys: buffer.baseAddress!, count: buffer.count, latitude: latitude, longitude: longitude, level: level, options: options, into: &result)
+        }
     }
 
     /// The exact step of ``containing(latitude:longitude:level:options:into:)``: appends to
