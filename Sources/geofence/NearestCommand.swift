@@ -18,17 +18,10 @@ struct NearestCommand: ParsableCommand {
             """
     )
 
-    @Option(name: .long, help: "GeoJSON FeatureCollection of fences.")
-    var fences: String
-
-    // Numeric options parse `.unconditional`ly so a negative value (`--lon -97.7`) is a value,
-    // not an unknown option.
-
-    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Latitude of the position, degrees (WGS84).", valueName: "degrees"))
-    var lat: Double
-
-    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Longitude of the position, degrees (WGS84).", valueName: "degrees"))
-    var lon: Double
+    @OptionGroup var position: PositionArguments
+    var fences: String { position.fences }
+    var lat: Double { position.lat }
+    var lon: Double { position.lon }
 
     @Option(name: .long, parsing: .unconditional, help: "How many fences to list (at least 1).")
     var count: Int
@@ -47,7 +40,6 @@ struct NearestCommand: ParsableCommand {
 
     func validate() throws {
         guard count > 0 else { throw ValidationError("--count must be at least 1, found \(count)") }
-        if let reason = Coordinate(latitude: lat, longitude: lon).invalidReason { throw ValidationError("position: \(reason)") }
         if let kind, FenceKind(rawValue: kind) == nil {
             throw ValidationError("--kind must be circle or polygon, found \(kind)")
         }

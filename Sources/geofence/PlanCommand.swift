@@ -25,14 +25,10 @@ struct PlanCommand: ParsableCommand {
             """
     )
 
-    @Option(name: .long, help: "GeoJSON FeatureCollection of fences.")
-    var fences: String
-
-    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Latitude of the position, degrees (WGS84).", valueName: "degrees"))
-    var lat: Double
-
-    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Longitude of the position, degrees (WGS84).", valueName: "degrees"))
-    var lon: Double
+    @OptionGroup var position: PositionArguments
+    var fences: String { position.fences }
+    var lat: Double { position.lat }
+    var lon: Double { position.lon }
 
     @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Horizontal accuracy of the position, metres; fences within it count as holding the device.", valueName: "metres"))
     var accuracy: Double = 0
@@ -65,7 +61,6 @@ struct PlanCommand: ParsableCommand {
         guard let budget = RegistrationBudget(argument: platform) else {
             throw ValidationError("--platform must be ios, android or a number of regions, found \(platform)")
         }
-        if let reason = Coordinate(latitude: lat, longitude: lon).invalidReason { throw ValidationError("position: \(reason)") }
         guard accuracy.isFinite, accuracy >= 0 else { throw ValidationError("--accuracy must be a number of metres >= 0, found \(accuracy)") }
         guard reserved >= 0 else { throw ValidationError("--reserved must be >= 0, found \(reserved)") }
         guard reserved < budget.regionLimit else {
