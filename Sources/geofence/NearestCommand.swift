@@ -61,12 +61,10 @@ struct NearestCommand: ParsableCommand {
             JSONWriter.writeString(fenceSet.fences[Int(f.slot)].id, to: &text)
             text.append(contentsOf: ",\"distance\":\(CLINumber.millimetres(f.distance, rounding: .toNearestOrAwayFromZero))}\n".utf8)
         }
-        do {
+        try CLIError.reporting {
             let out = OutputSink.standardOutput()
             try out.write(text)
             try out.flush()
-        } catch {
-            throw CLIError("\(error)")
         }
     }
 }

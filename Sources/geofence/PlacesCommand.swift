@@ -40,7 +40,7 @@ struct PlacesCommand: ParsableCommand {
     /// The TTL: seconds, or nil for none.
     func membershipTTL() throws -> Double? {
         guard let ttl else { return TrackerConfiguration().membershipTTL }
-        let text = ttl.trimmedSpaces.lowercased()
+        let text = ttl.trimmingSpaces().lowercased()
         if text == "none" { return nil }
         guard let seconds = DecimalParser.parse(text), seconds.isFinite, seconds >= 0,
             seconds <= TrackerConfiguration.longestDuration

@@ -116,12 +116,10 @@ struct PlanCommand: ParsableCommand {
             text.append(UInt8(ascii: "]"))
         }
         text.append(contentsOf: "}\n".utf8)
-        do {
+        try CLIError.reporting {
             let out = OutputSink.standardOutput()
             try out.write(text)
             try out.flush()
-        } catch {
-            throw CLIError("\(error)")
         }
     }
 }

@@ -26,19 +26,11 @@ struct SignalCSVHeader {
         guard case .success(let names) = SignalCSVRow.split(Array(bytes)) else {
             throw SignalCSVProblem("header has an unterminated quoted field")
         }
-        var found: [String: Int] = [:]
-        for (index, raw) in names.enumerated() {
-            guard let canonical = Self.aliases[raw.trimmedSpaces.lowercased()] else { continue }
-            if let earlier = found[canonical] {
-                throw SignalCSVProblem("header names the \(canonical) column twice (fields \(earlier + 1) and \(index + 1))")
-            }
-            found[canonical] = index
-        }
-        let missing = Self.required.filter { found[$0] == nil }
-        guard missing.isEmpty else {
-            let shown = names.map(\.trimmedSpaces).joined(separator: ",")
-            throw SignalCSVProblem(
-                "header has no \(missing.joined(separator: ", ")) column (expected timestamp,device_id,signal,geofence_id,lat,lon; found \"\(shown.prefix(200))\")")
+        let found: [String: Int]
+        do {
+            found = try CSVColumns.locate(names, aliases: Self.aliases, required: Self.required)
+        } catch {
+            throw SignalCSVProblem(error.reason)
         }
         timestamp = found["timestamp"]!
         deviceID = found["device_id"]!
@@ -79,30 +71,30 @@ struct SignalCSVRow {
         }
         deviceID = fields[header.deviceID]
         guard !deviceID.isEmpty else { throw SignalCSVProblem("empty device_id") }
-        switch TimestampParser.parse(fields[header.timestamp].trimmedSpaces) {
+        switch TimestampParser.parse(fields[header.timestamp].trimmingSpaces()) {
         case .success(let ms): timestamp = Timestamp(milliseconds: ms)
         case .failure(let failure): throw SignalCSVProblem(failure.reason)
         }
         let geofenceID = fields[header.geofenceID]
-        switch fields[header.signal].trimmedSpaces.lowercased() {
+        switch fields[header.signal].trimmingSpaces().lowercased() {
         case "entry", "exit":
             guard !geofenceID.isEmpty else {
-                throw SignalCSVProblem("\(fields[header.signal].trimmedSpaces) needs a geofence_id")
+                throw SignalCSVProblem("\(fields[header.signal].trimmingSpaces()) needs a geofence_id")
             }
-            signal = fields[header.signal].trimmedSpaces.lowercased() == "entry" ? .entry(geofenceID) : .exit(geofenceID)
+            signal = fields[header.signal].trimmingSpaces().lowercased() == "entry" ? .entry(geofenceID) : .exit(geofenceID)
         case "nearby":
-            let latText = fields[header.latitude].trimmedSpaces, lonText = fields[header.longitude].trimmedSpaces
+            let latText = fields[header.latitude].trimmingSpaces(), lonText = fields[header.longitude].trimmingSpaces()
             guard !latText.isEmpty, !lonText.isEmpty else { throw SignalCSVProblem("nearby needs lat and lon") }
             guard let lat = DecimalParser.parse(latText) else { throw SignalCSVProblem("lat is not a decimal number") }
             guard let lon = DecimalParser.parse(lonText) else { throw SignalCSVProblem("lon is not a decimal number") }
             var level: Int? = nil
-            if let column = header.level, !fields[column].trimmedSpaces.isEmpty {
-                guard let value = Int(fields[column].trimmedSpaces) else { throw SignalCSVProblem("level is not an integer") }
+            if let column = header.level, !fields[column].trimmingSpaces().isEmpty {
+                guard let value = Int(fields[column].trimmingSpaces()) else { throw SignalCSVProblem("level is not an integer") }
                 level = value
             }
             var accuracy: Double? = nil
-            if let column = header.accuracy, !fields[column].trimmedSpaces.isEmpty {
-                guard let value = DecimalParser.parse(fields[column].trimmedSpaces), value >= 0 else {
+            if let column = header.accuracy, !fields[column].trimmingSpaces().isEmpty {
+                guard let value = DecimalParser.parse(fields[column].trimmingSpaces()), value >= 0 else {
                     throw SignalCSVProblem("accuracy is not a number of metres >= 0")
                 }
                 accuracy = value
@@ -150,15 +142,5 @@ struct SignalCSVRow {
         if inQuotes { return .failure(SignalCSVProblem("unterminated quoted field")) }
         fields.append(String(decoding: current, as: UTF8.self))
         return .success(fields)
-    }
-}
-
-extension String {
-    /// Without leading and trailing spaces and tabs.
-    var trimmedSpaces: String {
-        var s = Substring(self)
-        while let f = s.first, f == " " || f == "\t" { s.removeFirst() }
-        while let l = s.last, l == " " || l == "\t" { s.removeLast() }
-        return String(s)
     }
 }

@@ -21,12 +21,16 @@ extension ContainmentEvaluator {
     /// distance to the nearest edge (see ``EdgeDistance``), holes' edges included.
     /// - Complexity: O(1) for a circle, O(v) for a polygon of v vertices.
     public func distance(slot: Int, latitude: Double, longitude: Double) throws(GEOSError) -> Double {
-        if try covers(slot: slot, latitude: latitude, longitude: longitude) { return 0 }
         let point = Coordinate(latitude: latitude, longitude: longitude)
         switch fenceSet.fences[slot].shape {
         case .circle(let center, let radius):
-            return Swift.max(0, Sphere.distance(point, center) - radius)
+            // One haversine term serves both the containment rule (term <= threshold) and the
+            // distance, so "inside" and "distance 0" always agree.
+            let a = Sphere.haversineTerm(point, center)
+            if a <= fenceSet.circleThreshold[slot] { return 0 }
+            return Swift.max(0, Sphere.distance(haversineTerm: a) - radius)
         case .polygon(let shape):
+            if try polygonCovers(slot: slot, latitude: latitude, longitude: longitude) { return 0 }
             return Self.edgeDistance(from: point, to: shape)
         }
     }

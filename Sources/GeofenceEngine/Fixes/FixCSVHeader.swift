@@ -46,19 +46,11 @@ public struct FixCSVHeader: Hashable, Sendable {
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes.removeFirst(3) }
         if bytes.last == 0x0D { bytes.removeLast() }
         let names = Self.splitHeader(bytes)
-        var found: [String: Int] = [:]
-        for (index, raw) in names.enumerated() {
-            let name = raw.trimmingSpaces().lowercased()
-            guard let canonical = Self.aliases[name] else { continue }
-            if let earlier = found[canonical] {
-                throw Problem(reason: "header names the \(canonical) column twice (fields \(earlier + 1) and \(index + 1))")
-            }
-            found[canonical] = index
-        }
-        let missing = ["device_id", "timestamp", "lat", "lon"].filter { found[$0] == nil }
-        guard missing.isEmpty else {
-            let shown = names.map { $0.trimmingSpaces() }.joined(separator: ",")
-            throw Problem(reason: "header has no \(missing.joined(separator: ", ")) column (expected at least device_id,timestamp,lat,lon; found \"\(shown.prefix(200))\")")
+        let found: [String: Int]
+        do {
+            found = try CSVColumns.locate(names, aliases: Self.aliases, required: ["device_id", "timestamp", "lat", "lon"])
+        } catch {
+            throw Problem(reason: error.reason)
         }
         deviceID = found["device_id"]!
         timestamp = found["timestamp"]!
@@ -103,14 +95,5 @@ public struct FixCSVHeader: Hashable, Sendable {
         }
         fields.append(String(decoding: current, as: UTF8.self))
         return fields
-    }
-}
-
-extension String {
-    func trimmingSpaces() -> String {
-        var s = Substring(self)
-        while let f = s.first, f == " " || f == "\t" { s.removeFirst() }
-        while let l = s.last, l == " " || l == "\t" { s.removeLast() }
-        return String(s)
     }
 }

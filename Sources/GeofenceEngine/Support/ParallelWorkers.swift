@@ -1,5 +1,3 @@
-import Foundation
-import Synchronization
 
 /// Runs work items on a fixed number of real threads.
 ///
@@ -12,35 +10,9 @@ public enum ParallelWorkers {
     ///
     /// - Complexity: O(count) calls; one atomic increment per item.
     public static func run(count: Int, threads: Int, _ body: @escaping @Sendable (_ item: Int, _ worker: Int) -> Void) {
-        let threads = max(1, min(threads, count))
-        if count == 0 { return }
-        if threads == 1 {
-            for i in 0..<count { body(i, 0) }
-            return
-        }
-        let done = DispatchGroup()
-        let counter = SharedCounter()
-        for worker in 0..<threads {
-            done.enter()
-            let thread = Thread {
-                while true {
-                    let item = counter.take()
-                    if item >= count { break }
-                    body(item, worker)
-                }
-                done.leave()
-            }
-            thread.stackSize = 8 << 20
-            thread.start()
-        }
-        done.wait()
+        // A pool for this one call; long runs of small batches keep a ``WorkerPool`` instead.
+        WorkerPool(threads: max(1, min(threads, count))).run(count: count, body)
     }
-}
-
-/// An atomic counter shared by the workers of one run.
-private final class SharedCounter: Sendable {
-    private let value = Atomic<Int>(0)
-    func take() -> Int { value.wrappingAdd(1, ordering: .relaxed).oldValue }
 }
 
 /// A mutable buffer that workers write at disjoint indices (each index by one worker only),
