@@ -17,14 +17,31 @@ public enum ParallelWorkers {
 
 /// A mutable buffer that workers write at disjoint indices (each index by one worker only),
 /// read by the caller after ``ParallelWorkers/run(count:threads:_:)`` returns.
+///
+/// The elements live in memory this object allocates, written through a pointer: a Swift
+/// array here would be moved out of the object for each write (`withUnsafeMutableBufferPointer`)
+/// and lose the writes of a second thread writing at the same moment.
 public final class DisjointSlots<Element>: @unchecked Sendable {
-    public private(set) var storage: [Element]
+    private let base: UnsafeMutablePointer<Element>
+    public let count: Int
 
-    public init(repeating value: Element, count: Int) { storage = Array(repeating: value, count: count) }
-
-    /// Writes slot `i`. Callers guarantee that no two threads touch the same slot.
-    public subscript(i: Int) -> Element {
-        get { storage.withUnsafeBufferPointer { $0[i] } }
-        set { storage.withUnsafeMutableBufferPointer { $0[i] = newValue } }
+    public init(repeating value: Element, count: Int) {
+        self.count = count
+        base = .allocate(capacity: Swift.max(1, count))
+        base.initialize(repeating: value, count: count)
     }
+
+    deinit {
+        base.deinitialize(count: count)
+        base.deallocate()
+    }
+
+    /// Slot `i`. Callers guarantee that no two threads touch the same slot at once.
+    public subscript(i: Int) -> Element {
+        get { base[i] }
+        set { base[i] = newValue }
+    }
+
+    /// A copy of every slot, for the caller once the workers are done.
+    public var storage: [Element] { Array(UnsafeBufferPointer(start: base, count: count)) }
 }

@@ -9,35 +9,25 @@ import Synchronization
 /// by one thread. Items of a batch are handed out in index order from a shared counter.
 public final class WorkerPool: @unchecked Sendable {
     public let threads: Int
-    private let start: [DispatchSemaphore]
-    private let done = DispatchSemaphore(value: 0)
-    private let next = Atomic<Int>(0)
+    /// What the worker threads share. They hold it, never the pool, so the pool's `deinit`
+    /// runs as soon as its owner lets go, and there stops them and waits for them.
+    private let shared: Shared
     private let lock = NSLock()
-    // Written by `run` before the workers are released, read by them after: the semaphores
-    // order those accesses.
-    private var count = 0
-    private var body: (@Sendable (Int, Int) -> Void)? = nil
-    private var stopping = false
 
     public init(threads: Int) {
         self.threads = max(1, threads)
-        start = (0..<max(1, threads)).map { _ in DispatchSemaphore(value: 0) }
+        shared = Shared(threads: self.threads)
         guard self.threads > 1 else { return }
         for w in 0..<self.threads {
-            // unowned(unsafe): deinit waits for every worker to leave before the memory goes.
-            let thread = Thread { [unowned(unsafe) self] in self.loop(worker: w) }
+            let shared = self.shared
+            let thread = Thread { shared.loop(worker: w) }
             thread.stackSize = 8 << 20
             thread.start()
         }
     }
 
     deinit {
-        // Workers hold `self` unowned; they exit before the pool's memory goes away.
-        if threads > 1 {
-            stopping = true
-            for s in start { s.signal() }
-            for _ in 0..<threads { done.wait() }
-        }
+        if threads > 1 { shared.stop() }
     }
 
     /// Calls `body(item, worker)` for every item in `0 ..< count` and returns when all are done.
@@ -50,28 +40,56 @@ public final class WorkerPool: @unchecked Sendable {
         }
         lock.lock()
         defer { lock.unlock() }
-        self.count = count
-        self.body = body
-        next.store(0, ordering: .relaxed)
-        for s in start { s.signal() }
-        for _ in 0..<threads { done.wait() }
-        self.body = nil
+        shared.run(count: count, body)
     }
 
-    private func loop(worker: Int) {
-        while true {
-            start[worker].wait()
-            if stopping {
-                done.signal()
-                return
-            }
-            let body = self.body!, count = self.count
+    /// The state of one pool's threads.
+    private final class Shared: @unchecked Sendable {
+        let threads: Int
+        let start: [DispatchSemaphore]
+        let done = DispatchSemaphore(value: 0)
+        let next = Atomic<Int>(0)
+        // Written by `run` before the workers are released and read by them after: the
+        // semaphores order those accesses.
+        var count = 0
+        var body: (@Sendable (Int, Int) -> Void)? = nil
+        var stopping = false
+
+        init(threads: Int) {
+            self.threads = threads
+            start = (0..<threads).map { _ in DispatchSemaphore(value: 0) }
+        }
+
+        func run(count: Int, _ body: @escaping @Sendable (Int, Int) -> Void) {
+            self.count = count
+            self.body = body
+            next.store(0, ordering: .relaxed)
+            for s in start { s.signal() }
+            for _ in 0..<threads { done.wait() }
+            self.body = nil
+        }
+
+        func stop() {
+            stopping = true
+            for s in start { s.signal() }
+            for _ in 0..<threads { done.wait() }
+        }
+
+        func loop(worker: Int) {
             while true {
-                let item = next.wrappingAdd(1, ordering: .relaxed).oldValue
-                if item >= count { break }
-                body(item, worker)
+                start[worker].wait()
+                if stopping {
+                    done.signal()
+                    return
+                }
+                let body = self.body!, count = self.count
+                while true {
+                    let item = next.wrappingAdd(1, ordering: .relaxed).oldValue
+                    if item >= count { break }
+                    body(item, worker)
+                }
+                done.signal()
             }
-            done.signal()
         }
     }
 }
