@@ -42,12 +42,13 @@ public final class BatchEvaluator {
         summary.fences = fenceSet.count
         summary.threads = options.threads
         summary.shard = options.shard
+        let writer = WindowWriter(output)
         if options.sortedInput {
-            try runStreaming(reader, output: output, summary: &summary, progress: progress)
+            try runStreaming(reader, writer: writer, summary: &summary, progress: progress)
         } else {
-            try runWhole(reader, output: output, summary: &summary, progress: progress)
+            try runWhole(reader, writer: writer, summary: &summary, progress: progress)
         }
-        try output.flush()
+        try writer.finish()
         summary.seconds = Self.now() - start
         summary.peakResidentBytes = Self.peakResidentBytes()
         return summary
@@ -58,17 +59,21 @@ public final class BatchEvaluator {
     // MARK: - Input in any order: hold, group, evaluate.
 
     private func runWhole(
-        _ reader: FixFileReader, output: OutputSink, summary: inout BatchSummary, progress: ((Int, Int) -> Void)?
+        _ reader: FixFileReader, writer: WindowWriter, summary: inout BatchSummary, progress: ((Int, Int) -> Void)?
     ) throws {
-        var table = FixTable()
+        // At most one row per 8 bytes, plus one per slice (FixFileReader): reserved as
+        // address space up front; the store grows for pipes.
+        let store = FixStore(capacity: (reader.fileSize ?? 64 << 20) / 8 + 1 << 16)
+        var table = FixTable(store: store)
+        defer { table.release() }
         var mark = Self.now()
-        while let slices = try reader.nextSlices(threads: options.threads, policy: policy) {
+        while let slices = try reader.nextSlices(pool: pool, policy: policy, store: store) {
             table.append(slices)
             progress?(table.rowsRead, reader.bytesRead)
         }
         summary.readSeconds = Self.now() - mark
         mark = Self.now()
-        table.group()
+        table.group(pool: pool)
         summary.groupSeconds = Self.now() - mark
         mark = Self.now()
         defer { summary.evaluateSeconds = Self.now() - mark }
@@ -77,11 +82,12 @@ public final class BatchEvaluator {
         summary.blankLines = table.blankLines
         summary.otherShardRows = table.otherShardRows
         summary.devices = table.devices.count
-        summary.fixMemoryBytes = table.columns.memoryBytes + table.order.count * 4
+        summary.fixMemoryBytes = table.memoryBytes
         summary.deviceIDBytes = table.interner.memoryBytes
         let shared = SharedTable(table)
-        // Windows of about 16,000 fixes: output is written in order window by window, so
-        // only one window's events are held.
+        // Windows of about 16,000 fixes: output is written in order window by window (on the
+        // writer's thread, while the workers evaluate the next window), so only a few
+        // windows' events are held.
         var first = 0
         while first < table.devices.count {
             var last = first
@@ -96,36 +102,44 @@ public final class BatchEvaluator {
                 let range = shared.table.deviceStarts[d]..<shared.table.deviceStarts[d + 1]
                 return (shared.table.deviceID(shared.table.devices[d]), TableFixes(table: shared, range: range))
             }
-            try write(results, to: output, summary: &summary, lineOfRejection: 0)
+            account(results, summary: &summary)
+            try writer.submit(results)
             first = last
         }
+        try writer.drain()
     }
 
     // MARK: - Sorted input: stream device by device.
 
     private func runStreaming(
-        _ reader: FixFileReader, output: OutputSink, summary: inout BatchSummary, progress: ((Int, Int) -> Void)?
+        _ reader: FixFileReader, writer: WindowWriter, summary: inout BatchSummary, progress: ((Int, Int) -> Void)?
     ) throws {
         var grouper = SortedInputGrouper()
         var largest = 0
-        while let slices = try reader.nextSlices(threads: options.threads, policy: policy) {
-            for slice in slices { grouper.add(slice, summary: &summary) }
+        // One block's rows at a time: the grouper copies them out before the next block.
+        let store = FixStore(capacity: options.blockSize / 8 + 1 << 10)
+        while true {
+            store.used = 0
+            guard let slices = try reader.nextSlices(pool: pool, policy: policy, store: store, keepLines: true) else { break }
+            for slice in slices { grouper.add(slice, store: store, summary: &summary) }
             let ready = grouper.takeCompleteDevices()
             largest = max(largest, ready.reduce(0) { $0 + $1.fixes.count } + grouper.openRows)
-            try evaluateAndWrite(ready, output: output, summary: &summary)
+            try evaluateAndWrite(ready, writer: writer, summary: &summary)
             progress?(summary.rowsRead, reader.bytesRead)
         }
-        try evaluateAndWrite(grouper.finish(), output: output, summary: &summary)
-        summary.fixMemoryBytes = largest * 36
+        try evaluateAndWrite(grouper.finish(), writer: writer, summary: &summary)
+        try writer.drain()
+        summary.fixMemoryBytes = largest * MemoryLayout<FixRecord>.stride
         summary.deviceIDBytes = grouper.lastDeviceBytes
     }
 
-    private func evaluateAndWrite(_ devices: [BufferedDevice], output: OutputSink, summary: inout BatchSummary) throws {
+    private func evaluateAndWrite(_ devices: [BufferedDevice], writer: WindowWriter, summary: inout BatchSummary) throws {
         guard !devices.isEmpty else { return }
         let shared = SharedDevices(devices)
         let results = try evaluate(count: devices.count) { k in (shared.devices[k].id, shared.devices[k].fixes) }
         summary.devices += devices.count
-        try write(results, to: output, summary: &summary, lineOfRejection: 0)
+        account(results, summary: &summary)
+        try writer.submit(results)
     }
 
     // MARK: - Shared steps.
@@ -145,16 +159,16 @@ public final class BatchEvaluator {
         return results.storage.map { $0! }
     }
 
-    private func write(_ results: [DeviceResult], to output: OutputSink, summary: inout BatchSummary, lineOfRejection: Int) throws {
+    /// Adds a window's counts to the summary.
+    private func account(_ results: [DeviceResult], summary: inout BatchSummary) {
         for result in results {
-            try output.write(result.bytes)
             summary.processed += result.processed
             for k in result.eventsByType.indices { summary.eventsByType[k] += result.eventsByType[k] }
             // Ingestion already rejected bad coordinates and accuracies and grouping put every
             // device in time order, so the tracker refuses nothing here; if it ever does, the
             // row is still counted (its line is not kept after grouping: reported as 0).
             for (reason, message) in result.rejections {
-                summary.rejections.add(reason, line: lineOfRejection, message: "rejected by the tracker: \(message)")
+                summary.rejections.add(reason, line: 0, message: "rejected by the tracker: \(message)")
             }
         }
     }
@@ -184,15 +198,30 @@ struct TableFixes: DeviceFixSource {
     let range: Range<Int>
     var count: Int { range.count }
 
-    /// Copies the device's records into `scratch`, in time order. The loads are independent
-    /// (row indices are read in sequence), so the processor overlaps their cache misses; the
-    /// tracker then reads one contiguous buffer.
+    /// Copies the device's records into `scratch`, in time order (stable: equal timestamps
+    /// keep file order). The loads are independent (slots are read in sequence), so the
+    /// processor overlaps their cache misses; the tracker then reads one contiguous buffer.
     func gather(into scratch: inout [FixRecord]) {
         let t = table.table
+        let records = t.store.records
+        let order = t.order!.base
         scratch.removeAll(keepingCapacity: true)
-        t.order.withUnsafeBufferPointer { order in
-            for k in range { scratch.append(t.columns.record(Int(order[k]))) }
+        var sorted = true
+        var previous = Int64.min
+        for k in range {
+            let record = records[Int(order[k])]
+            if record.timestamp < previous { sorted = false }
+            previous = record.timestamp
+            scratch.append(record)
         }
+        if sorted { return }
+        // Slots grow with the line number, so (timestamp, slot) is the stable time order.
+        let slots = range.map { order[$0] }.sorted { a, b in
+            let ta = records[Int(a)].timestamp, tb = records[Int(b)].timestamp
+            return ta != tb ? ta < tb : a < b
+        }
+        scratch.removeAll(keepingCapacity: true)
+        for slot in slots { scratch.append(records[Int(slot)]) }
     }
 }
 

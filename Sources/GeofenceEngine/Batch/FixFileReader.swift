@@ -41,12 +41,22 @@ final class FixFileReader {
         firstBlockRest = end + 1 < first.count ? UnsafeRawBufferPointer(rebasing: first[(end + 1)...]) : nil
     }
 
+    /// The file's size in bytes, or nil when it is not a regular file (a pipe).
+    var fileSize: Int? { reader.fileSize }
+
     /// Bytes read from the file so far.
     var bytesRead: Int { reader.bytesRead }
 
-    /// The next block's rows, parsed in `threads` slices (in file order), or nil at the end.
-    /// The slices' `firstLine` are absolute line numbers.
-    func nextSlices(threads: Int, policy: FixRowPolicy) throws(FixFileError) -> [ParsedSlice]? {
+    /// Parses the next block into `store`, from slot `store.used` on, in
+    /// up to `pool.threads` slices (in file order), or returns nil at the end of the file.
+    /// The slices' `firstLine` are absolute line numbers; `store.used` moves past the block.
+    ///
+    /// Every slice knows its slots before any row is parsed and writes its rows in place.
+    /// - Throws: ``FixFileError`` when the file cannot be read or has more lines than the
+    ///   store can address (``FixStore/maximumSlots``).
+    func nextSlices(pool: WorkerPool, policy: FixRowPolicy, store: FixStore, keepLines: Bool = false)
+        throws(FixFileError) -> [ParsedSlice]?
+    {
         let block: UnsafeRawBufferPointer
         if let rest = firstBlockRest {
             block = rest
@@ -60,12 +70,29 @@ final class FixFileReader {
             }
         }
         let p = block.baseAddress!.assumingMemoryBound(to: UInt8.self)
-        let bounds = Self.sliceBounds(p, count: block.count, parts: block.count < 1 << 16 ? 1 : threads)
+        let bounds = Self.sliceBounds(p, count: block.count, parts: block.count < 1 << 16 ? 1 : pool.threads)
+        let base = SendablePointer(p)
+        // An accepted row holds at least "a,1,0,0" and a line break, so a slice of n bytes
+        // has at most n / 8 + 1 of them: each slice gets that many slots, known before any
+        // row is parsed. The slots its shorter or rejected lines leave unused are never
+        // written, so they take address space, not memory.
+        var slot = store.used
+        let firstSlots = bounds.map { bound in
+            defer { slot += (bound.1 - bound.0) / 8 + 1 }
+            return slot
+        }
+        guard store.reserve(slot) else {
+            throw FixFileError(path: path, reason: "more than \(FixStore.maximumSlots) possible rows: split the file, or use --sorted-input or --shard")
+        }
+        store.used = slot
         let header = self.header
         let results = DisjointSlots<ParsedSlice?>(repeating: nil, count: bounds.count)
-        let base = SendablePointer(p)
-        ParallelWorkers.run(count: bounds.count, threads: threads) { i, _ in
-            results[i] = ParsedSlice.parse(base.pointer, bounds[i].0, bounds[i].1, header: header, policy: policy)
+        let target = SharedStore(store)
+        pool.run(count: bounds.count) { i, _ in
+            results[i] = ParsedSlice.parse(
+                base.pointer, bounds[i].0, bounds[i].1, header: header, policy: policy,
+                records: target.store.records, devices: target.store.devices, firstSlot: firstSlots[i],
+                keepLines: keepLines)
         }
         var slices = results.storage.map { $0! }
         for i in slices.indices {
@@ -87,6 +114,12 @@ final class FixFileReader {
         }
         return bounds
     }
+}
+
+/// The store handed to the parsing threads (each writes its own slots).
+struct SharedStore: @unchecked Sendable {
+    let store: FixStore
+    init(_ store: FixStore) { self.store = store }
 }
 
 /// A raw pointer handed to worker threads that only read through it.

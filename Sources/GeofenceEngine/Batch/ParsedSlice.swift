@@ -1,5 +1,6 @@
-/// What one thread made of one slice of lines: accepted fixes (device indices local to the
-/// slice's own interner), rejected rows, and line counts.
+/// What one thread made of one slice of lines: its accepted rows (written to a ``FixStore``
+/// from `firstSlot` on, device indices local to the slice's own interner), rejected rows,
+/// and line counts.
 struct ParsedSlice {
     struct Rejection {
         var relativeLine: Int32
@@ -8,9 +9,10 @@ struct ParsedSlice {
     }
 
     var interner = DeviceInterner()
-    var device: [UInt32] = []
-    var records: [FixRecord] = []
-    /// 0-based line of each accepted row within the slice.
+    /// Where the accepted rows are: slots `firstSlot ..< firstSlot + rowCount` of the store.
+    var firstSlot = 0
+    var rowCount = 0
+    /// 0-based line of each accepted row within the slice (kept only when asked for).
     var relativeLine: [Int32] = []
     var rejections: [Rejection] = []
     /// Lines in the slice, blank ones included.
@@ -18,10 +20,8 @@ struct ParsedSlice {
     var blankLines = 0
     /// Rows that belong to other shards (not read by this process).
     var otherShardRows = 0
-    /// Absolute line number of the slice's first line (set by the reader).
+    /// Absolute line number of the slice's first line.
     var firstLine = 0
-
-    var rowCount: Int { device.count }
 }
 
 /// Limits applied while parsing rows, before any state is touched.
@@ -37,17 +37,19 @@ public struct FixRowPolicy: Sendable {
 }
 
 extension ParsedSlice {
-    /// Parses the lines of `p[start ..< end]` (whole lines; the last may lack its break).
+    /// Parses the lines of `p[start ..< end]` (whole lines; the last may lack its break),
+    /// writing accepted rows to `records` and `devices` from `firstSlot` on; there must be
+    /// room for `(end - start) / 8 + 1` rows (the most a slice can hold).
     ///
-    /// - Complexity: O(bytes); allocation only as the column arrays grow and for new devices.
+    /// - Complexity: O(bytes); allocation only for new devices and rejections.
     static func parse(
-        _ p: UnsafePointer<UInt8>, _ start: Int, _ end: Int, header: FixCSVHeader, policy: FixRowPolicy
+        _ p: UnsafePointer<UInt8>, _ start: Int, _ end: Int, header: FixCSVHeader, policy: FixRowPolicy,
+        records: UnsafeMutablePointer<FixRecord>, devices: UnsafeMutablePointer<UInt32>, firstSlot: Int,
+        keepLines: Bool
     ) -> ParsedSlice {
         var slice = ParsedSlice()
-        let estimate = (end - start) / 40 + 16
-        slice.device.reserveCapacity(estimate)
-        slice.records.reserveCapacity(estimate)
-        slice.relativeLine.reserveCapacity(estimate)
+        slice.firstSlot = firstSlot
+        var slot = firstSlot
         var row = FixCSVRow()
         var unquoted: [UInt8] = []
         // The previous accepted device: consecutive rows of one device skip hashing.
@@ -67,7 +69,9 @@ extension ParsedSlice {
                 slice.blankLines += 1
                 continue
             }
-            let failure = row.parse(p, lineStart, lineEnd, header: header)
+            var contentEnd = lineEnd
+            if p[contentEnd - 1] == 0x0D { contentEnd -= 1 }
+            let failure = row.parseSimple(p, lineStart, contentEnd, header: header) ? nil : row.parse(p, lineStart, lineEnd, header: header)
             // The device id (unquoted) and its hash decide the shard, even for bad rows.
             let idStart = row.deviceStart, idEnd = row.deviceEnd
             if failure == nil && row.deviceQuoted {
@@ -126,14 +130,16 @@ extension ParsedSlice {
                 lastStart = idStart; lastEnd = idEnd; lastIndex = index; lastHash = hash
                 haveLast = true
             }
-            slice.device.append(index)
+            devices[slot] = index
             // Levels have at most 9 digits (FixCSVRow), so they fit in an Int32.
-            slice.records.append(FixRecord(
+            records[slot] = FixRecord(
                 timestamp: row.timestamp, latitude: row.latitude, longitude: row.longitude,
-                accuracy: Float(row.accuracy), level: row.level == Int.min ? Int32.min : Int32(row.level)))
-            slice.relativeLine.append(line)
+                accuracy: Float(row.accuracy), level: row.level == Int.min ? Int32.min : Int32(row.level))
+            slot += 1
+            if keepLines { slice.relativeLine.append(line) }
         }
         slice.lineCount = Int(line)
+        slice.rowCount = slot - firstSlot
         return slice
     }
 }

@@ -29,8 +29,9 @@ struct SortedInputGrouper {
     /// Bytes of the last device id (the only id this mode keeps).
     var lastDeviceBytes: Int { openBytes.count }
 
-    /// Takes a parsed slice (the next lines of the file).
-    mutating func add(_ slice: ParsedSlice, summary: inout BatchSummary) {
+    /// Takes a parsed slice (the next lines of the file; its rows are in `store`, and its
+    /// `relativeLine` kept).
+    mutating func add(_ slice: ParsedSlice, store: FixStore, summary: inout BatchSummary) {
         // Rejections and rows of a slice interleave by line; the tally wants ascending lines
         // per reason, which each list already has.
         for rejection in slice.rejections {
@@ -43,9 +44,10 @@ struct SortedInputGrouper {
         ids.reserveCapacity(slice.interner.count)
         for k in 0..<slice.interner.count { ids.append(Array(slice.interner.id(k).utf8)) }
         for r in 0..<slice.rowCount {
-            let id = ids[Int(slice.device[r])]
+            let record = store.records[slice.firstSlot + r]
+            let id = ids[Int(store.devices[slice.firstSlot + r])]
             let line = slice.firstLine + Int(slice.relativeLine[r])
-            let t = slice.records[r].timestamp
+            let t = record.timestamp
             if open != nil && id == openBytes {
                 guard t >= lastTimestamp else {
                     summary.rejections.add(.order, line: line, message: "timestamp \(t) is earlier than the device's previous fix (\(lastTimestamp)); --sorted-input needs time order within a device")
@@ -60,7 +62,7 @@ struct SortedInputGrouper {
                 continue
             }
             lastTimestamp = t
-            open!.fixes.records.append(slice.records[r])
+            open!.fixes.records.append(record)
         }
     }
 

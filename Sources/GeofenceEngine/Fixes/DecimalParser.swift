@@ -20,8 +20,19 @@ public enum DecimalParser {
     /// - Complexity: O(length), no allocation on the fast path.
     @inlinable
     public static func parse(_ p: UnsafePointer<UInt8>, _ start: Int, _ end: Int) -> Double? {
+        let (value, stop) = scan(p, start, end)
+        return stop == end ? value : nil
+    }
+
+    /// The decimal number that starts at `start` and the index of the first byte after it
+    /// (a field separator, say): nil when no number starts there. Same rules and rounding as
+    /// ``parse(_:_:_:)``, which is `scan` that must stop at `end`.
+    ///
+    /// - Complexity: O(length of the number), no allocation on the fast path.
+    @inlinable
+    public static func scan(_ p: UnsafePointer<UInt8>, _ start: Int, _ end: Int) -> (Double?, Int) {
         var i = start
-        guard i < end else { return nil }
+        guard i < end else { return (nil, i) }
         var negative = false
         if p[i] == UInt8(ascii: "-") { negative = true; i &+= 1 } else if p[i] == UInt8(ascii: "+") { i &+= 1 }
         // Every digit, integer and fraction, into one integer; leading zeros cost nothing.
@@ -47,7 +58,7 @@ public enum DecimalParser {
             exponent = firstFraction &- i
             digits &+= i &- firstFraction
         }
-        guard digits > 0 else { return nil }
+        guard digits > 0 else { return (nil, i) }
         if i < end && (p[i] == UInt8(ascii: "e") || p[i] == UInt8(ascii: "E")) {
             i &+= 1
             var expNegative = false
@@ -63,18 +74,17 @@ public enum DecimalParser {
                 if e < 100_000 { e = e &* 10 &+ Int(d) }
                 i &+= 1
             }
-            guard i > firstExponentDigit else { return nil }
+            guard i > firstExponentDigit else { return (nil, i) }
             exponent &+= expNegative ? -e : e
         }
-        guard i == end else { return nil }
         // Clinger's fast path: an exact integer below 2^53 (no digit lost: at most 19 digits
         // were read, so no wrap-around) and an exactly representable power of ten.
         if digits <= 19 && mantissa < (1 << 53) && exponent >= -22 && exponent <= 22 {
             var v = Double(mantissa)
             v = exponent >= 0 ? v * powersOfTen[exponent] : v / powersOfTen[-exponent]
-            return negative ? -v : v
+            return (negative ? -v : v, i)
         }
-        return slowPath(p, start, end)
+        return (slowPath(p, start, i), i)
     }
 
     @usableFromInline

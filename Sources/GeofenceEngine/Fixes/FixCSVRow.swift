@@ -50,6 +50,10 @@ public struct FixCSVRow {
     ) -> Failure? {
         var end = end
         if end > start && p[end - 1] == 0x0D { end -= 1 }
+        // No device id until its field is read (a row that fails before it has none).
+        deviceStart = start
+        deviceEnd = start
+        deviceQuoted = false
         // Field bounds of the columns we need, found in one pass.
         var field = 0
         var i = start
@@ -125,6 +129,91 @@ public struct FixCSVRow {
             }
         }
         return nil
+    }
+
+    /// The usual row in one pass, or false to leave it to ``parse(_:_:_:header:)``.
+    ///
+    /// Handles unquoted fields with no spaces, epoch-millisecond timestamps and plain decimal
+    /// numbers: each number is read straight up to its comma, so a byte is looked at once,
+    /// where ``parse(_:_:_:header:)`` finds the fields, trims them, then reads them. Anything
+    /// else (quotes, spaces, ISO-8601 times, a bad field, a wrong field count) returns false
+    /// and the full parser decides, with its error messages. When it returns true the row
+    /// holds exactly what ``parse(_:_:_:header:)`` would have set.
+    /// - Complexity: O(line length), no allocation.
+    @inlinable
+    public mutating func parseSimple(_ p: UnsafePointer<UInt8>, _ start: Int, _ end: Int, header: FixCSVHeader) -> Bool {
+        let comma = UInt8(ascii: ",")
+        let fieldCount = header.fieldCount
+        var i = start
+        var field = 0
+        var sawTimestamp = false
+        var sawLatitude = false
+        var sawLongitude = false
+        accuracy = .nan
+        level = Int.min
+        let ok: Bool = header.roles.withUnsafeBufferPointer { roles in
+            while true {
+                guard field < fieldCount else { return false }
+                if i < end && p[i] == UInt8(ascii: "\"") { return false }
+                switch roles[field] {
+                case FixCSVHeader.FieldRole.deviceID:
+                    let s = i
+                    while i < end && p[i] != comma { i &+= 1 }
+                    guard i > s else { return false }
+                    deviceStart = s
+                    deviceEnd = i
+                    deviceQuoted = false
+                case FixCSVHeader.FieldRole.timestamp:
+                    var negative = false
+                    if i < end && p[i] == UInt8(ascii: "-") { negative = true; i &+= 1 }
+                    let s = i
+                    var value: Int64 = 0
+                    while i < end {
+                        let d = p[i] &- 0x30
+                        if d > 9 { break }
+                        value = value &* 10 &+ Int64(d)
+                        i &+= 1
+                    }
+                    guard i > s && i - s <= 18 else { return false }
+                    timestamp = negative ? -value : value
+                    sawTimestamp = true
+                case FixCSVHeader.FieldRole.latitude:
+                    let (v, stop) = DecimalParser.scan(p, i, end)
+                    guard let v else { return false }
+                    latitude = v
+                    i = stop
+                    sawLatitude = true
+                case FixCSVHeader.FieldRole.longitude:
+                    let (v, stop) = DecimalParser.scan(p, i, end)
+                    guard let v else { return false }
+                    longitude = v
+                    i = stop
+                    sawLongitude = true
+                case FixCSVHeader.FieldRole.accuracy:
+                    if i < end && p[i] != comma {
+                        let (v, stop) = DecimalParser.scan(p, i, end)
+                        guard let v, v >= 0 else { return false }
+                        accuracy = v
+                        i = stop
+                    }
+                case FixCSVHeader.FieldRole.level:
+                    if i < end && p[i] != comma {
+                        var j = i
+                        while j < end && p[j] != comma { j &+= 1 }
+                        guard let l = Self.parseInteger(p, i, j) else { return false }
+                        level = l
+                        i = j
+                    }
+                default:
+                    while i < end && p[i] != comma { i &+= 1 }
+                }
+                field &+= 1
+                if i == end { return field == fieldCount }
+                guard p[i] == comma else { return false }
+                i &+= 1
+            }
+        }
+        return ok && sawTimestamp && sawLatitude && sawLongitude
     }
 
     @inlinable
