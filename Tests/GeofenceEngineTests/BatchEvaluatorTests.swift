@@ -58,6 +58,61 @@ struct BatchEvaluatorTests {
         }
     }
 
+    /// Files of more than 64 KiB are parsed in one slice per thread per block, and grouped by
+    /// a counting sort split between the threads: the output is still the one-by-one twin's.
+    @Test("several slices per block and a parallel grouping change nothing", arguments: [34, 35] as [UInt64])
+    func slicedBlocks(seed: UInt64) throws {
+        let fixture = BatchFixture.make(seed: seed, devices: 30, fixesPerDevice: 400).shuffled(seed: seed)
+        let set = try FenceSet(fixture.fences)
+        let expected = try Self.oneByOne(fixture, set: set, configuration: TrackerConfiguration())
+        let text = fixture.csv()
+        #expect(text.utf8.count > 4 << 17, "seed \(seed): the file must span several blocks of several slices")
+        let path = try BatchFixture.write(text)
+        for threads in [1, 2, 4] {
+            let (got, summary) = try runBatch(set, path: path, options: BatchOptions(threads: threads, blockSize: 1 << 17))
+            #expect(got == expected, "seed \(seed) threads \(threads): \(firstDifference(got, expected))")
+            #expect(summary.rowsRead == fixture.rows.count && summary.processed == fixture.rows.count)
+        }
+    }
+
+    /// A pipe cannot be mapped: it is read block by block into a buffer, and the slot store
+    /// grows as rows arrive. Same output as the mapped file.
+    @Test("fixes read from a pipe equal fixes read from a file")
+    func pipeInput() throws {
+        let fixture = BatchFixture.make(seed: 36, devices: 20, fixesPerDevice: 200).shuffled(seed: 36)
+        let set = try FenceSet(fixture.fences)
+        let text = fixture.csv()
+        let path = try BatchFixture.write(text)
+        let (fromFile, _) = try runBatch(set, path: path, options: BatchOptions(threads: 2, blockSize: 1 << 16))
+        let fifo = path + ".fifo"
+        #expect(mkfifo(fifo, 0o600) == 0)
+        defer { unlink(fifo) }
+        let writer = Thread {
+            let handle = FileHandle(forWritingAtPath: fifo)!
+            handle.write(Data(text.utf8))
+            try? handle.close()
+        }
+        writer.start()
+        let (fromPipe, summary) = try runBatch(set, path: fifo, options: BatchOptions(threads: 2, blockSize: 1 << 16))
+        #expect(fromPipe == fromFile, "\(firstDifference(fromPipe, fromFile))")
+        #expect(summary.rowsRead == fixture.rows.count)
+    }
+
+    /// The slot store keeps the rows written so far when it moves to a bigger reservation.
+    @Test("the slot store keeps its rows when it grows")
+    func storeGrows() {
+        let store = FixStore(capacity: 1)
+        let first = store.capacity
+        for k in 0..<first {
+            store.records[k] = FixRecord(timestamp: Int64(k), latitude: Double(k), longitude: -Double(k), accuracy: .nan, level: Int32(k))
+            store.devices[k] = UInt32(k)
+        }
+        store.used = first
+        #expect(store.reserve(first * 3) && store.capacity >= first * 3)
+        #expect((0..<first).allSatisfy { store.records[$0].timestamp == Int64($0) && store.records[$0].longitude == -Double($0) && store.devices[$0] == UInt32($0) })
+        #expect(!store.reserve(FixStore.maximumSlots + 1))
+    }
+
     @Test("sorted input streams to the same output", arguments: [41, 42] as [UInt64])
     func sortedInput(seed: UInt64) throws {
         let fixture = BatchFixture.make(seed: seed)

@@ -1,3 +1,4 @@
+import Foundation
 import GeofenceEngine
 import GeofenceTestSupport
 import Testing
@@ -61,6 +62,83 @@ struct FixParsingTests {
         }
         for bad in ["", "-", ".", "1e", "nan", "inf", "0x10", "1.2.3", "1,5", " 1"] {
             #expect(DecimalParser.parse(bad) == nil, "\(bad)")
+        }
+    }
+
+    /// `scan` reads a number up to the first byte that cannot continue it and agrees with
+    /// `parse` on the number's own bytes.
+    @Test("scanning a number stops at its end and equals parse")
+    func decimalScan() {
+        for seed in testSeeds(5) {
+            var rng = SplitMix64(seed: seed)
+            for _ in 0..<2_000 {
+                var number = rng.chance(0.3) ? "-" : ""
+                number += String((0..<rng.int(1...4)).map { _ in Character(String(rng.int(0...9))) })
+                if rng.chance(0.8) { number += "." + String((0..<rng.int(1...17)).map { _ in Character(String(rng.int(0...9))) }) }
+                let tail = [",", "", " ", ",x", "\r"][rng.int(0...4)]
+                let bytes = Array((number + tail).utf8)
+                let (value, stop) = bytes.withUnsafeBufferPointer { DecimalParser.scan($0.baseAddress!, 0, $0.count) }
+                #expect(stop == number.utf8.count, "seed \(seed): \(number + tail)")
+                #expect(value?.bitPattern == DecimalParser.parse(number)?.bitPattern, "seed \(seed): \(number)")
+            }
+        }
+    }
+
+    /// The slow, obvious twin of the one-pass row parser is the full parser: on random rows,
+    /// plain and odd, in several column layouts, whenever the one-pass parser takes a row it
+    /// must read exactly what the full parser reads; and it must take every plain row.
+    @Test("the one-pass row parser agrees with the full parser")
+    func simpleRowsMatchFullParser() throws {
+        let headers = [
+            "device_id,timestamp,lat,lon,accuracy,level", "lon,level,device_id,accuracy,timestamp,lat",
+            "device_id,timestamp,lat,lon", "extra,device_id,timestamp,lat,lon,note",
+        ]
+        for seed in testSeeds(5) {
+            var rng = SplitMix64(seed: seed)
+            var taken = 0
+            for headerText in headers {
+                let header = try Array(headerText.utf8).withUnsafeBytes { try FixCSVHeader(line: $0) }
+                let names = headerText.split(separator: ",").map(String.init)
+                for _ in 0..<3_000 {
+                    let odd = rng.chance(0.4)
+                    var fields: [String] = names.map { name in
+                        switch name {
+                        case "device_id": return "dev-\(rng.int(0...99))"
+                        case "timestamp": return String(rng.int(0...1_900_000_000_000))
+                        case "lat": return String(format: "%.\(rng.int(0...9))f", rng.double(-90...90))
+                        case "lon": return String(format: "%.\(rng.int(0...9))f", rng.double(-180...180))
+                        case "accuracy": return rng.chance(0.3) ? "" : String(rng.int(0...80))
+                        case "level": return rng.chance(0.5) ? "" : String(rng.int(-3...9))
+                        default: return rng.chance(0.5) ? "" : "x\(rng.int(0...9))"
+                        }
+                    }
+                    if odd {
+                        let k = rng.int(0...(fields.count - 1))
+                        let oddities = [" ", "\"", "\"a,b\"", "1e3", "2016-11-24T06:00:00Z", "", "-", "+1", ".5", "5.", "nan", "1,2", "\r", "0x1", "99999999999999999999"]
+                        let o = oddities[rng.int(0...(oddities.count - 1))]
+                        switch rng.int(0...2) {
+                        case 0: fields[k] = o
+                        case 1: fields[k] += o
+                        default: fields[k] = o + fields[k]
+                        }
+                    }
+                    let line = fields.joined(separator: ",")
+                    let bytes = Array(line.utf8)
+                    var fast = FixCSVRow(), full = FixCSVRow()
+                    let (ok, failure) = bytes.withUnsafeBufferPointer { b -> (Bool, FixCSVRow.Failure?) in
+                        let p = b.baseAddress ?? UnsafePointer(bitPattern: 1)!
+                        return (fast.parseSimple(p, 0, b.count, header: header), full.parse(p, 0, b.count, header: header))
+                    }
+                    if !odd { #expect(ok, "seed \(seed): plain row not taken: \(line)") }
+                    guard ok else { continue }
+                    taken += 1
+                    #expect(failure == nil, "seed \(seed): one-pass took a row the full parser rejects: \(line)")
+                    #expect(fast.deviceStart == full.deviceStart && fast.deviceEnd == full.deviceEnd && fast.deviceQuoted == full.deviceQuoted, "seed \(seed): \(line)")
+                    #expect(fast.timestamp == full.timestamp && fast.latitude.bitPattern == full.latitude.bitPattern && fast.longitude.bitPattern == full.longitude.bitPattern, "seed \(seed): \(line)")
+                    #expect(fast.accuracy.bitPattern == full.accuracy.bitPattern && fast.level == full.level, "seed \(seed): \(line)")
+                }
+            }
+            #expect(taken > 6_000, "seed \(seed)")
         }
     }
 
