@@ -58,6 +58,11 @@ struct FixParsingTests {
                 let expected = strtod(text, nil)
                 let got = DecimalParser.parse(text)
                 #expect(got?.bitPattern == expected.bitPattern, "seed \(seed): \(text) → \(String(describing: got)) vs \(expected)")
+                // The same text followed by a separator and more bytes that may be loaded:
+                // the fraction is then read eight digits at a time.
+                let padded = Array((text + ",12345678,9").utf8)
+                let (scanned, stop) = padded.withUnsafeBufferPointer { DecimalParser.scan($0.baseAddress!, 0, text.utf8.count, readable: $0.count) }
+                #expect(scanned?.bitPattern == expected.bitPattern && stop == text.utf8.count, "seed \(seed): \(text) read eight at a time → \(String(describing: scanned))")
             }
         }
         for bad in ["", "-", ".", "1e", "nan", "inf", "0x10", "1.2.3", "1,5", " 1"] {
@@ -77,9 +82,11 @@ struct FixParsingTests {
                 if rng.chance(0.8) { number += "." + String((0..<rng.int(1...17)).map { _ in Character(String(rng.int(0...9))) }) }
                 let tail = [",", "", " ", ",x", "\r"][rng.int(0...4)]
                 let bytes = Array((number + tail).utf8)
-                let (value, stop) = bytes.withUnsafeBufferPointer { DecimalParser.scan($0.baseAddress!, 0, $0.count) }
-                #expect(stop == number.utf8.count, "seed \(seed): \(number + tail)")
-                #expect(value?.bitPattern == DecimalParser.parse(number)?.bitPattern, "seed \(seed): \(number)")
+                for readable in [bytes.count, nil] {
+                    let (value, stop) = bytes.withUnsafeBufferPointer { DecimalParser.scan($0.baseAddress!, 0, $0.count, readable: readable) }
+                    #expect(stop == number.utf8.count, "seed \(seed): \(number + tail)")
+                    #expect(value?.bitPattern == DecimalParser.parse(number)?.bitPattern, "seed \(seed): \(number)")
+                }
             }
         }
     }
@@ -127,7 +134,7 @@ struct FixParsingTests {
                     var fast = FixCSVRow(), full = FixCSVRow()
                     let (ok, failure) = bytes.withUnsafeBufferPointer { b -> (Bool, FixCSVRow.Failure?) in
                         let p = b.baseAddress ?? UnsafePointer(bitPattern: 1)!
-                        return (fast.parseSimple(p, 0, b.count, header: header), full.parse(p, 0, b.count, header: header))
+                        return (fast.parseSimple(p, 0, b.count, readable: b.count, header: header), full.parse(p, 0, b.count, header: header))
                     }
                     if !odd { #expect(ok, "seed \(seed): plain row not taken: \(line)") }
                     guard ok else { continue }

@@ -71,7 +71,7 @@ extension ParsedSlice {
             }
             var contentEnd = lineEnd
             if p[contentEnd - 1] == 0x0D { contentEnd -= 1 }
-            let failure = row.parseSimple(p, lineStart, contentEnd, header: header) ? nil : row.parse(p, lineStart, lineEnd, header: header)
+            let failure = row.parseSimple(p, lineStart, contentEnd, readable: end, header: header) ? nil : row.parse(p, lineStart, lineEnd, header: header)
             // The device id (unquoted) and its hash decide the shard, even for bad rows.
             let idStart = row.deviceStart, idEnd = row.deviceEnd
             if failure == nil && row.deviceQuoted {

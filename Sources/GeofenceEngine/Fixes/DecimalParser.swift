@@ -29,8 +29,12 @@ public enum DecimalParser {
     /// ``parse(_:_:_:)``, which is `scan` that must stop at `end`.
     ///
     /// - Complexity: O(length of the number), no allocation on the fast path.
+    ///
+    /// - Parameter readable: how far bytes may be loaded (at least `end`); when bytes after
+    ///   `end` are readable, the fraction's digits are read eight at a time (the byte at
+    ///   `end` must then not be a digit, as a separator or line break is not).
     @inlinable
-    public static func scan(_ p: UnsafePointer<UInt8>, _ start: Int, _ end: Int) -> (Double?, Int) {
+    public static func scan(_ p: UnsafePointer<UInt8>, _ start: Int, _ end: Int, readable: Int? = nil) -> (Double?, Int) {
         var i = start
         guard i < end else { return (nil, i) }
         var negative = false
@@ -49,6 +53,14 @@ public enum DecimalParser {
         if i < end && p[i] == UInt8(ascii: ".") {
             i &+= 1
             let firstFraction = i
+            let limit = readable ?? end
+            // Eight bytes at a time while a whole word can be loaded and the mantissa cannot
+            // overflow (at most 19 digits in all).
+            while i &+ 8 <= limit && digits &+ (i &- firstFraction) <= 11 {
+                let n = eightDigits(UnsafeRawPointer(p + i).loadUnaligned(as: UInt64.self), into: &mantissa)
+                i &+= n
+                if n < 8 { break }
+            }
             while i < end {
                 let d = p[i] &- 0x30
                 if d > 9 { break }
@@ -86,6 +98,30 @@ public enum DecimalParser {
         }
         return (slowPath(p, start, i), i)
     }
+
+    /// Reads the leading decimal digits of the eight bytes in `word` (first byte lowest) into
+    /// `mantissa` (`mantissa × 10^n + digits`) and returns n, 0 to 8.
+    ///
+    /// The digits are shifted to the top of the word (zeros before them change nothing), then
+    /// combined pairwise in three multiplications.
+    @inlinable @inline(__always)
+    static func eightDigits(_ word: UInt64, into mantissa: inout UInt64) -> Int {
+        let values = word &- 0x3030_3030_3030_3030
+        // High bit of a byte set when it is not a digit: below '0' wraps to ≥ 0xD0, above
+        // '9' reaches 0x80 once 0x76 is added.
+        let notDigit = (values | (values &+ 0x7676_7676_7676_7676)) & 0x8080_8080_8080_8080
+        let n = notDigit == 0 ? 8 : notDigit.trailingZeroBitCount >> 3
+        guard n > 0 else { return 0 }
+        var v = n == 8 ? values : values << UInt64((8 &- n) << 3)
+        v = (v &* 10) &+ (v >> 8)
+        v = (((v & 0x0000_00FF_0000_00FF) &* (100 &+ (1_000_000 << 32)))
+            &+ (((v >> 16) & 0x0000_00FF_0000_00FF) &* (1 &+ (10_000 << 32)))) >> 32
+        mantissa = mantissa &* powersOfTenInteger[n] &+ v
+        return n
+    }
+
+    @usableFromInline
+    static let powersOfTenInteger: [UInt64] = (0...8).reduce(into: [1]) { a, _ in a.append(a.last! * 10) }
 
     @usableFromInline
     static func slowPath(_ p: UnsafePointer<UInt8>, _ start: Int, _ end: Int) -> Double? {

@@ -138,10 +138,14 @@ public struct FixCSVRow {
     /// where ``parse(_:_:_:header:)`` finds the fields, trims them, then reads them. Anything
     /// else (quotes, spaces, ISO-8601 times, a bad field, a wrong field count) returns false
     /// and the full parser decides, with its error messages. When it returns true the row
-    /// holds exactly what ``parse(_:_:_:header:)`` would have set.
+    /// holds exactly what ``parse(_:_:_:header:)`` would have set. Bytes up to `readable`
+    /// may be loaded (``DecimalParser/scan(_:_:_:readable:)``); the byte at `end`, if
+    /// readable, is a line break or carriage return.
     /// - Complexity: O(line length), no allocation.
     @inlinable
-    public mutating func parseSimple(_ p: UnsafePointer<UInt8>, _ start: Int, _ end: Int, header: FixCSVHeader) -> Bool {
+    public mutating func parseSimple(
+        _ p: UnsafePointer<UInt8>, _ start: Int, _ end: Int, readable: Int, header: FixCSVHeader
+    ) -> Bool {
         let comma = UInt8(ascii: ",")
         let fieldCount = header.fieldCount
         var i = start
@@ -178,20 +182,20 @@ public struct FixCSVRow {
                     timestamp = negative ? -value : value
                     sawTimestamp = true
                 case FixCSVHeader.FieldRole.latitude:
-                    let (v, stop) = DecimalParser.scan(p, i, end)
+                    let (v, stop) = DecimalParser.scan(p, i, end, readable: readable)
                     guard let v else { return false }
                     latitude = v
                     i = stop
                     sawLatitude = true
                 case FixCSVHeader.FieldRole.longitude:
-                    let (v, stop) = DecimalParser.scan(p, i, end)
+                    let (v, stop) = DecimalParser.scan(p, i, end, readable: readable)
                     guard let v else { return false }
                     longitude = v
                     i = stop
                     sawLongitude = true
                 case FixCSVHeader.FieldRole.accuracy:
                     if i < end && p[i] != comma {
-                        let (v, stop) = DecimalParser.scan(p, i, end)
+                        let (v, stop) = DecimalParser.scan(p, i, end, readable: readable)
                         guard let v, v >= 0 else { return false }
                         accuracy = v
                         i = stop
