@@ -1,3 +1,4 @@
+import Foundation
 import GeofenceGeometry
 import GeofenceTestSupport
 import Testing
@@ -27,6 +28,31 @@ struct SphereTests {
                 guard abs(d - radius) > 1e-6 * radius else { continue }
                 let inside = Sphere.haversineTerm(a, b) <= Sphere.capThreshold(radius: radius)
                 #expect(inside == (d <= radius), "seed \(seed): \(a) \(b) r=\(radius) d=\(d)")
+            }
+        }
+    }
+
+    /// The slow, obvious twin of the series shortcut is the two-`sin` term itself: same
+    /// answer for points anywhere, near the cap's edge (where the threshold is the term of
+    /// the point itself, give or take an ulp), and exactly on it.
+    @Test("haversineTermIsAtMost equals the sin computation, at the edge too")
+    func seriesShortcutMatchesSin() {
+        let toRadians = Double.pi / 180
+        for seed in testSeeds(20) {
+            var rng = SplitMix64(seed: seed)
+            for _ in 0..<2_000 {
+                let a = Coordinate(latitude: rng.double(-89...89), longitude: rng.double(-180...180))
+                let radius = rng.double(0.5...(rng.chance(0.1) ? 2_000_000 : 2_000))
+                let b = Sphere.destination(from: a, distance: rng.double(0...(2 * radius)), bearing: rng.double(0...(2 * .pi)))
+                let (lat1, lon1, lat2, lon2) = (a.latitude * toRadians, a.longitude * toRadians, b.latitude * toRadians, b.longitude * toRadians)
+                let (cos1, cos2) = (cos(lat1), cos(lat2))
+                let term = Sphere.haversineTerm(latitude1: lat1, longitude1: lon1, cosLatitude1: cos1, latitude2: lat2, longitude2: lon2, cosLatitude2: cos2)
+                // Thresholds: the cap's own, and the point's term nudged by 0 to 2 ulps.
+                let thresholds = [Sphere.capThreshold(radius: radius), term, term.nextUp, term.nextDown, term.nextUp.nextUp, term.nextDown.nextDown]
+                for t in thresholds {
+                    let got = Sphere.haversineTermIsAtMost(t, latitude1: lat1, longitude1: lon1, cosLatitude1: cos1, latitude2: lat2, longitude2: lon2, cosLatitude2: cos2)
+                    #expect(got == (term <= t), "seed \(seed): \(a) \(b) threshold \(t) term \(term)")
+                }
             }
         }
     }

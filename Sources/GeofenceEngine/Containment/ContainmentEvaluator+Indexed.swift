@@ -69,9 +69,9 @@ extension ContainmentEvaluator {
             let inside: Bool
             if circle.w >= 0 {
                 if cosLat.isNaN { cosLat = cos(latR) }
-                inside = Sphere.haversineTerm(
-                    latitude1: latR, longitude1: lonR, cosLatitude1: cosLat,
-                    latitude2: circle.x, longitude2: circle.y, cosLatitude2: circle.z) <= circle.w
+                inside = Sphere.haversineTermIsAtMost(
+                    circle.w, latitude1: latR, longitude1: lonR, cosLatitude1: cosLat,
+                    latitude2: circle.x, longitude2: circle.y, cosLatitude2: circle.z)
             } else {
                 switch hot.polygons.test(slot: position, x: longitude, y: latitude) {
                 case .inside: inside = true
