@@ -130,14 +130,18 @@ struct FixParsingTests {
                         }
                     }
                     let line = fields.joined(separator: ",")
-                    let bytes = Array(line.utf8)
+                    // The line alone, or followed by its break (LF or CRLF) and the next line.
+                    let ending = ["", "\n", "\r\n"][rng.int(0...2)]
+                    let bytes = Array((line + ending + (ending.isEmpty ? "" : "next,1,2,3")).utf8)
                     var fast = FixCSVRow(), full = FixCSVRow()
-                    let (ok, failure) = bytes.withUnsafeBufferPointer { b -> (Bool, FixCSVRow.Failure?) in
+                    let (end, failure) = bytes.withUnsafeBufferPointer { b -> (Int?, FixCSVRow.Failure?) in
                         let p = b.baseAddress ?? UnsafePointer(bitPattern: 1)!
-                        return (fast.parseSimple(p, 0, b.count, readable: b.count, header: header), full.parse(p, 0, b.count, header: header))
+                        return (fast.parseSimple(p, 0, limit: b.count, header: header), full.parse(p, 0, line.utf8.count, header: header))
                     }
-                    if !odd { #expect(ok, "seed \(seed): plain row not taken: \(line)") }
-                    guard ok else { continue }
+                    if !odd { #expect(end != nil, "seed \(seed): plain row not taken: \(line)") }
+                    guard let end else { continue }
+                    let expectedEnd = ending.isEmpty ? line.utf8.count : line.utf8.count + ending.utf8.count - 1
+                    #expect(end == expectedEnd, "seed \(seed): line end \(end), expected \(expectedEnd): \(line)")
                     taken += 1
                     #expect(failure == nil, "seed \(seed): one-pass took a row the full parser rejects: \(line)")
                     #expect(fast.deviceStart == full.deviceStart && fast.deviceEnd == full.deviceEnd && fast.deviceQuoted == full.deviceQuoted, "seed \(seed): \(line)")

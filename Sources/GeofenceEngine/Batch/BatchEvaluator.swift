@@ -85,14 +85,14 @@ public final class BatchEvaluator {
         summary.fixMemoryBytes = table.memoryBytes
         summary.deviceIDBytes = table.interner.memoryBytes
         let shared = SharedTable(table)
-        // Windows of about 16,000 fixes: output is written in order window by window (on the
+        // Windows of about 65,000 fixes: output is written in order window by window (on the
         // writer's thread, while the workers evaluate the next window), so only a few
         // windows' events are held.
         var first = 0
         while first < table.devices.count {
             var last = first
             var fixes = 0
-            while last < table.devices.count && (last == first || fixes < 1 << 14) {
+            while last < table.devices.count && (last == first || fixes < 1 << 16) {
                 fixes += table.deviceStarts[last + 1] - table.deviceStarts[last]
                 last += 1
             }

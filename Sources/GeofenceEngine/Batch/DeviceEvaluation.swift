@@ -25,6 +25,7 @@ final class BatchWorker {
     private var events: [GeofenceEvent] = []
     private var nearby: [FenceDistance] = []
     private var records: [FixRecord] = []
+    private var slots: [Int32] = []
 
     init(context: TrackerContext, formatter: EventLineFormatter) throws(GEOSError) {
         self.context = context
@@ -53,10 +54,26 @@ final class BatchWorker {
             self.nearby = nearby
             self.records = records
         }
+        var slots = self.slots
+        self.slots = []
+        defer { self.slots = slots }
         fixes.gather(into: &records)
+        let exact = context.observationIsContainment
+        let options = context.configuration.containmentOptions
         for record in records {
             let fix = record.fix
-            let rejection = tracker.update(try context.observe(fix, using: evaluator, buffer: &nearby), appendingTo: &events)
+            let observation: FixObservation
+            if exact {
+                // What `observe` does in this case, without its general steps: ingestion
+                // already refused the fixes it would refuse.
+                try evaluator.containing(latitude: fix.latitude, longitude: fix.longitude, level: fix.level, options: options, into: &slots)
+                nearby.removeAll(keepingCapacity: true)
+                for slot in slots { nearby.append(FenceDistance(slot: slot, distance: 0)) }
+                observation = FixObservation(fix: fix, nearby: nearby)
+            } else {
+                observation = try context.observe(fix, using: evaluator, buffer: &nearby)
+            }
+            let rejection = tracker.update(observation, appendingTo: &events)
             if let rejection {
                 let reason: RejectionReason =
                     switch rejection.reason {

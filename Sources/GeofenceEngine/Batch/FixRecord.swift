@@ -9,6 +9,24 @@ struct FixRecord: Sendable {
     /// `Int32.min` when the row had none.
     var level: Int32
 
+    @inline(__always)
+    init(timestamp: Int64, latitude: Double, longitude: Double, accuracy: Float, level: Int32) {
+        self.timestamp = timestamp
+        self.latitude = latitude
+        self.longitude = longitude
+        self.accuracy = accuracy
+        self.level = level
+    }
+
+    /// The record of a parsed row. Levels have at most 9 digits (``FixCSVRow``), so they fit
+    /// in an `Int32`.
+    @inline(__always)
+    init(_ row: FixCSVRow) {
+        self.init(
+            timestamp: row.timestamp, latitude: row.latitude, longitude: row.longitude,
+            accuracy: Float(row.accuracy), level: row.level == Int.min ? Int32.min : Int32(row.level))
+    }
+
     /// The record as the tracker's fix.
     @inline(__always)
     var fix: Fix {

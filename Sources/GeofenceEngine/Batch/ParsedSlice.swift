@@ -55,12 +55,44 @@ extension ParsedSlice {
         // The previous accepted device: consecutive rows of one device skip hashing.
         var lastStart = 0, lastEnd = 0, lastIndex: UInt32 = 0, lastHash: UInt64 = 0
         var haveLast = false
+        var shortIDs = ShortIDTable()
+        // Without sharding the id's FNV-1a hash is needed only to intern a new id.
+        let unsharded = policy.shard.count == 1
         var lineStart = start
         var line: Int32 = 0
         while lineStart < end {
+            // The usual row: parsed in one pass that also finds the line's end, then, when it
+            // is valid, stored with its id looked up by its bytes as two words.
+            let simpleEnd = row.parseSimple(p, lineStart, limit: end, header: header)
+            if let lineEnd = simpleEnd, unsharded, !(row.accuracy > policy.maxAccuracy),
+                Coordinate(latitude: row.latitude, longitude: row.longitude).isValid,
+                let key = ShortIDTable.key(p, row.deviceStart, row.deviceEnd, readable: end)
+            {
+                let index: UInt32
+                if let known = shortIDs.index(of: key) {
+                    index = known
+                } else {
+                    var h = FNV1a()
+                    for k in row.deviceStart..<row.deviceEnd { h.add(p[k]) }
+                    index = slice.interner.intern(p, row.deviceStart, row.deviceEnd, hash: h.value)
+                    shortIDs.insert(key, index: index)
+                }
+                devices[slot] = index
+                records[slot] = FixRecord(row)
+                slot += 1
+                if keepLines { slice.relativeLine.append(line) }
+                lineStart = lineEnd + 1
+                line += 1
+                continue
+            }
             // memchr is vectorised: several times faster than a byte loop on 40-byte lines.
-            let found = memchr(p + lineStart, 0x0A, end - lineStart)
-            let lineEnd = found.map { UnsafePointer($0.assumingMemoryBound(to: UInt8.self)) - p } ?? end
+            let lineEnd: Int
+            if let simpleEnd {
+                lineEnd = simpleEnd
+            } else {
+                let found = memchr(p + lineStart, 0x0A, end - lineStart)
+                lineEnd = found.map { UnsafePointer($0.assumingMemoryBound(to: UInt8.self)) - p } ?? end
+            }
             defer {
                 lineStart = lineEnd + 1
                 line += 1
@@ -69,9 +101,7 @@ extension ParsedSlice {
                 slice.blankLines += 1
                 continue
             }
-            var contentEnd = lineEnd
-            if p[contentEnd - 1] == 0x0D { contentEnd -= 1 }
-            let failure = row.parseSimple(p, lineStart, contentEnd, readable: end, header: header) ? nil : row.parse(p, lineStart, lineEnd, header: header)
+            let failure = simpleEnd != nil ? nil : row.parse(p, lineStart, lineEnd, header: header)
             // The device id (unquoted) and its hash decide the shard, even for bad rows.
             let idStart = row.deviceStart, idEnd = row.deviceEnd
             if failure == nil && row.deviceQuoted {
@@ -131,10 +161,7 @@ extension ParsedSlice {
                 haveLast = true
             }
             devices[slot] = index
-            // Levels have at most 9 digits (FixCSVRow), so they fit in an Int32.
-            records[slot] = FixRecord(
-                timestamp: row.timestamp, latitude: row.latitude, longitude: row.longitude,
-                accuracy: Float(row.accuracy), level: row.level == Int.min ? Int32.min : Int32(row.level))
+            records[slot] = FixRecord(row)
             slot += 1
             if keepLines { slice.relativeLine.append(line) }
         }

@@ -118,6 +118,10 @@ public final class TrackerContext: Sendable {
         return nil
     }
 
+    /// True when no tolerance and no accuracy buffer is asked for: an observation is then
+    /// exactly the fences containing the fix, at distance 0.
+    var observationIsContainment: Bool { maximumReach <= 0 && !configuration.accuracyBuffer }
+
     /// The observation of `fix`: the geometry step, on the caller's thread and evaluator
     /// (which must be built on this context's fence set). A fix the tracker will reject
     /// anyway gets an empty list without a query.

@@ -11,8 +11,36 @@ import Darwin
 /// integer, one multiplication or division by an exact power of ten, hence one correct
 /// rounding. Anything else goes to the C library's `strtod`, which is correctly rounded too.
 public enum DecimalParser {
-    @usableFromInline
-    static let powersOfTen: [Double] = (0...22).map { pow(10.0, Double($0)) }
+    /// 10^e for e in 0...22, all exact doubles. A switch of literals, not a global array:
+    /// a global is reached through a lazy-initialisation check on every call.
+    @inlinable @inline(__always)
+    static func powerOfTen(_ e: Int) -> Double {
+        switch e {
+        case 0: 1e0
+        case 1: 1e1
+        case 2: 1e2
+        case 3: 1e3
+        case 4: 1e4
+        case 5: 1e5
+        case 6: 1e6
+        case 7: 1e7
+        case 8: 1e8
+        case 9: 1e9
+        case 10: 1e10
+        case 11: 1e11
+        case 12: 1e12
+        case 13: 1e13
+        case 14: 1e14
+        case 15: 1e15
+        case 16: 1e16
+        case 17: 1e17
+        case 18: 1e18
+        case 19: 1e19
+        case 20: 1e20
+        case 21: 1e21
+        default: 1e22
+        }
+    }
 
     /// The value of the bytes `[start, end)`, or nil unless they are exactly a decimal number
     /// (optional sign, digits with an optional point, optional exponent). No NaN, no infinity.
@@ -93,7 +121,7 @@ public enum DecimalParser {
         // were read, so no wrap-around) and an exactly representable power of ten.
         if digits <= 19 && mantissa < (1 << 53) && exponent >= -22 && exponent <= 22 {
             var v = Double(mantissa)
-            v = exponent >= 0 ? v * powersOfTen[exponent] : v / powersOfTen[-exponent]
+            v = exponent >= 0 ? v * powerOfTen(exponent) : v / powerOfTen(-exponent)
             return (negative ? -v : v, i)
         }
         return (slowPath(p, start, i), i)
@@ -116,12 +144,9 @@ public enum DecimalParser {
         v = (v &* 10) &+ (v >> 8)
         v = (((v & 0x0000_00FF_0000_00FF) &* (100 &+ (1_000_000 << 32)))
             &+ (((v >> 16) & 0x0000_00FF_0000_00FF) &* (1 &+ (10_000 << 32)))) >> 32
-        mantissa = mantissa &* powersOfTenInteger[n] &+ v
+        mantissa = mantissa &* UInt64(powerOfTen(n)) &+ v
         return n
     }
-
-    @usableFromInline
-    static let powersOfTenInteger: [UInt64] = (0...8).reduce(into: [1]) { a, _ in a.append(a.last! * 10) }
 
     @usableFromInline
     static func slowPath(_ p: UnsafePointer<UInt8>, _ start: Int, _ end: Int) -> Double? {
