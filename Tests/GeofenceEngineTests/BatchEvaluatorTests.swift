@@ -75,6 +75,27 @@ struct BatchEvaluatorTests {
         }
     }
 
+    /// Ids up to 16 bytes are looked up by their bytes as two words, longer ones (and ids so
+    /// near the end of the input that two words cannot be loaded) by the interner alone: ids
+    /// of every length from 1 to 40 bytes, in the last column, give the one-by-one output.
+    @Test("device ids of any length, last on the line, are told apart")
+    func idLengths() throws {
+        var fixture = BatchFixture.make(seed: 37, devices: 40, fixesPerDevice: 40).shuffled(seed: 37)
+        // Ids that share long prefixes and differ only in length or in their last byte.
+        for k in fixture.rows.indices {
+            let d = Int(fixture.rows[k].device.dropFirst(4))!
+            fixture.rows[k].device = String(repeating: "x", count: d) + String(d % 3)
+        }
+        let set = try FenceSet(fixture.fences)
+        let expected = try Self.oneByOne(fixture, set: set, configuration: TrackerConfiguration())
+        let path = try BatchFixture.write(fixture.csv(columns: ["timestamp", "lat", "lon", "accuracy", "level", "device_id"]))
+        for threads in [1, 2] {
+            let (got, summary) = try runBatch(set, path: path, options: BatchOptions(threads: threads, blockSize: 1 << 12))
+            #expect(got == expected, "threads \(threads): \(firstDifference(got, expected))")
+            #expect(summary.devices == 40)
+        }
+    }
+
     /// A pipe cannot be mapped: it is read block by block into a buffer, and the slot store
     /// grows as rows arrive. Same output as the mapped file.
     @Test("fixes read from a pipe equal fixes read from a file")
