@@ -173,15 +173,22 @@ public struct FixCSVRow {
                     var negative = false
                     if i < limit && p[i] == UInt8(ascii: "-") { negative = true; i &+= 1 }
                     let s = i
-                    var value: Int64 = 0
-                    while i < limit {
+                    // Eight digits a step (13 for epoch milliseconds): a digit at a time is a
+                    // chain of dependent multiply-adds.
+                    var value: UInt64 = 0
+                    while i &+ 8 <= limit && i &- s <= 16 {
+                        let n = DecimalParser.eightDigits(UnsafeRawPointer(p + i).loadUnaligned(as: UInt64.self), into: &value)
+                        i &+= n
+                        if n < 8 { break }
+                    }
+                    while i < limit && i &- s <= 18 {
                         let d = p[i] &- 0x30
                         if d > 9 { break }
-                        value = value &* 10 &+ Int64(d)
+                        value = value &* 10 &+ UInt64(d)
                         i &+= 1
                     }
-                    guard i > s && i - s <= 18 else { return nil }
-                    timestamp = negative ? -value : value
+                    guard i > s && i - s <= 18 && (i == limit || p[i] &- 0x30 > 9) else { return nil }
+                    timestamp = negative ? -Int64(value) : Int64(value)
                     sawTimestamp = true
                 case FixCSVHeader.FieldRole.latitude:
                     let (v, stop) = DecimalParser.scan(p, i, limit, readable: limit)
