@@ -62,18 +62,16 @@ final class BatchWorker {
         let options = context.configuration.containmentOptions
         for record in records {
             let fix = record.fix
-            let observation: FixObservation
             if exact {
                 // What `observe` does in this case, without its general steps: ingestion
                 // already refused the fixes it would refuse.
                 try evaluator.containing(latitude: fix.latitude, longitude: fix.longitude, level: fix.level, options: options, into: &slots)
-                nearby.removeAll(keepingCapacity: true)
+                if !nearby.isEmpty { nearby.removeAll(keepingCapacity: true) }
                 for slot in slots { nearby.append(FenceDistance(slot: slot, distance: 0)) }
-                observation = FixObservation(fix: fix, nearby: nearby)
             } else {
-                observation = try context.observe(fix, using: evaluator, buffer: &nearby)
+                nearby = try context.observe(fix, using: evaluator, buffer: &nearby).nearby
             }
-            let rejection = tracker.update(observation, appendingTo: &events)
+            let rejection = tracker.update(fix: fix, nearby: nearby, appendingTo: &events)
             if let rejection {
                 let reason: RejectionReason =
                     switch rejection.reason {

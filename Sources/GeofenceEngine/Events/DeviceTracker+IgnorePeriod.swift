@@ -6,7 +6,8 @@
 /// A fix at exactly the due time is applied before the event is decided, so it can still
 /// cancel it ("only if no fix has put the device back inside by then" includes "then").
 extension DeviceTracker {
-    /// Sets every touched fence's raw state from the observation: a merge of the tracks and
+    /// Sets every touched fence's raw state from the observation (the fix and its nearby
+    /// fences): a merge of the tracks and
     /// the nearby list, both ascending by slot. New tracks are made only for fences the fix
     /// is raw-inside of.
     ///
@@ -15,9 +16,7 @@ extension DeviceTracker {
     /// within `exitTolerance × radius`; plus the fix's accuracy when `accuracyBuffer` is on.
     /// A fence whose level does not match the fix (or whose kind is switched off) is outside.
     /// - Complexity: O(k + m); a sort of the few tracks when one was added.
-    mutating func applyRawStates(_ observation: FixObservation, at t: Int64) {
-        let nearby = observation.nearby
-        let fix = observation.fix
+    mutating func applyRawStates(fix: Fix, nearby: [FenceDistance], at t: Int64) {
         let allowance = context.accuracyAllowance(fix.accuracy)
         let fenceCount = context.levels.count
         let n = tracks.count

@@ -86,7 +86,14 @@ public struct DeviceTracker: Sendable {
     ///   while a visit awaits venueConfirmed (bounded by ``StopHistory/limit`` fixes).
     @discardableResult
     public mutating func update(_ observation: FixObservation, appendingTo events: inout [GeofenceEvent]) -> TrackerRejection? {
-        let fix = observation.fix
+        update(fix: observation.fix, nearby: observation.nearby, appendingTo: &events)
+    }
+
+    /// ``update(_:appendingTo:)`` with the observation's two parts passed apart: the batch
+    /// path calls this with its own buffer, so no observation value is built per fix (and
+    /// the buffer is not retained and released for it).
+    @inline(__always)
+    mutating func update(fix: Fix, nearby: [FenceDistance], appendingTo events: inout [GeofenceEvent]) -> TrackerRejection? {
         if let rejection = context.rejection(of: fix) { return rejection }
         let t = fix.timestamp.milliseconds
         if t < clock { return .order(latest: Timestamp(milliseconds: clock), given: fix.timestamp) }
@@ -94,7 +101,7 @@ public struct DeviceTracker: Sendable {
         if nextDue < t { settle(through: t, inclusive: false, into: &events) }
         clock = t
         lastFix = fix
-        if !tracks.isEmpty || !observation.nearby.isEmpty { applyRawStates(observation, at: t) }
+        if !tracks.isEmpty || !nearby.isEmpty { applyRawStates(fix: fix, nearby: nearby, at: t) }
         if nextDue <= t { settle(through: t, inclusive: true, into: &events) }
         if !tracks.isEmpty || !stops.isEmpty { fixDrivenEvents(fix, into: &events) }
         fixCount += 1
