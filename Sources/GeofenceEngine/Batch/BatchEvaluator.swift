@@ -65,7 +65,7 @@ public final class BatchEvaluator {
         // address space up front; the store grows for pipes.
         let store = FixStore(capacity: (reader.fileSize ?? 64 << 20) / 8 + 1 << 16)
         var table = FixTable(store: store)
-        defer { table.release() }
+        defer { table.release(pool: pool) }
         var mark = Self.now()
         while let slices = try reader.nextSlices(pool: pool, policy: policy, store: store) {
             table.append(slices)

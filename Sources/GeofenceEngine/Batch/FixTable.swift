@@ -126,8 +126,12 @@ struct FixTable {
         return runs
     }
 
-    /// Gives the grouping memory back (the store is released with the table's last copy).
-    func release() { order?.release() }
+    /// Gives the grouping memory back and drops the store's pages on `pool`'s threads (the
+    /// store's mappings go with its last reference).
+    func release(pool: WorkerPool) {
+        order?.release()
+        store.discardPages(pool: pool)
+    }
 
     /// The id of a device index.
     func deviceID(_ device: UInt32) -> String { interner.id(Int(device)) }
