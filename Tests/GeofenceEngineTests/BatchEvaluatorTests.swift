@@ -73,6 +73,19 @@ struct BatchEvaluatorTests {
             #expect(got == expected, "seed \(seed) threads \(threads): \(firstDifference(got, expected))")
             #expect(summary.rowsRead == fixture.rows.count && summary.processed == fixture.rows.count)
         }
+        // Without accuracy and level columns the store keeps time and position only.
+        var bare = fixture
+        for k in bare.rows.indices {
+            bare.rows[k].accuracy = nil
+            bare.rows[k].level = nil
+        }
+        let bareExpected = try Self.oneByOne(bare, set: set, configuration: TrackerConfiguration())
+        let barePath = try BatchFixture.write(bare.csv(columns: ["device_id", "timestamp", "lat", "lon"]))
+        for threads in [1, 2] {
+            let (got, summary) = try runBatch(set, path: barePath, options: BatchOptions(threads: threads, blockSize: 1 << 17))
+            #expect(got == bareExpected, "seed \(seed) threads \(threads), no accuracy or level: \(firstDifference(got, bareExpected))")
+            #expect(summary.fixMemoryBytes == fixture.rows.count * 32, "28 bytes in the store and 4 for grouping per fix")
+        }
     }
 
     /// Ids up to 16 bytes are looked up by their bytes as two words, longer ones (and ids so
@@ -119,18 +132,32 @@ struct BatchEvaluatorTests {
         #expect(summary.rowsRead == fixture.rows.count)
     }
 
-    /// The slot store keeps the rows written so far when it moves to a bigger reservation.
-    @Test("the slot store keeps its rows when it grows")
-    func storeGrows() {
-        let store = FixStore(capacity: 1)
+    /// The slot store keeps the rows written so far when it grows, with or without the
+    /// accuracy and level columns.
+    @Test("the slot store keeps its rows when it grows", arguments: [false, true])
+    func storeGrows(keepsExtras: Bool) {
+        let store = FixStore(capacity: 1, keepsExtras: keepsExtras)
         let first = store.capacity
+        var row = FixCSVRow()
         for k in 0..<first {
-            store.records[k] = FixRecord(timestamp: Int64(k), latitude: Double(k), longitude: -Double(k), accuracy: .nan, level: Int32(k))
-            store.devices[k] = UInt32(k)
+            row.timestamp = Int64(k)
+            row.latitude = Double(k)
+            row.longitude = -Double(k)
+            row.accuracy = k % 3 == 0 ? .nan : Double(k % 50)
+            row.level = k % 5 == 0 ? Int.min : k % 7
+            store.writer.write(row, device: UInt32(k), at: k)
         }
         store.used = first
         #expect(store.reserve(first * 3) && store.capacity >= first * 3)
-        #expect((0..<first).allSatisfy { store.records[$0].timestamp == Int64($0) && store.records[$0].longitude == -Double($0) && store.devices[$0] == UInt32($0) })
+        let reader = store.reader
+        for k in 0..<first {
+            let r = reader.record(k)
+            let same = r.timestamp == Int64(k) && r.latitude == Double(k) && r.longitude == -Double(k)
+            #expect(same && store.devices[k] == UInt32(k), "slot \(k)")
+            let accuracy: Float = keepsExtras && k % 3 != 0 ? Float(k % 50) : .nan
+            let level: Int32 = keepsExtras && k % 5 != 0 ? Int32(k % 7) : Int32.min
+            #expect(r.accuracy.bitPattern == accuracy.bitPattern && r.level == level, "slot \(k)")
+        }
         #expect(!store.reserve(FixStore.maximumSlots + 1))
     }
 

@@ -63,7 +63,7 @@ public final class BatchEvaluator {
     ) throws {
         // At most one row per 8 bytes, plus one per slice (FixFileReader): reserved as
         // address space up front; the store grows for pipes.
-        let store = FixStore(capacity: (reader.fileSize ?? 64 << 20) / 8 + 1 << 16)
+        let store = FixStore(capacity: (reader.fileSize ?? 64 << 20) / 8 + 1 << 16, keepsExtras: reader.hasExtras)
         var table = FixTable(store: store)
         defer { table.release(pool: pool) }
         var mark = Self.now()
@@ -117,7 +117,7 @@ public final class BatchEvaluator {
         var grouper = SortedInputGrouper()
         var largest = 0
         // One block's rows at a time: the grouper copies them out before the next block.
-        let store = FixStore(capacity: options.blockSize / 8 + 1 << 10)
+        let store = FixStore(capacity: options.blockSize / 8 + 1 << 10, keepsExtras: reader.hasExtras)
         while true {
             store.used = 0
             guard let slices = try reader.nextSlices(pool: pool, policy: policy, store: store, keepLines: true) else { break }
@@ -203,13 +203,13 @@ struct TableFixes: DeviceFixSource {
     /// processor overlaps their cache misses; the tracker then reads one contiguous buffer.
     func gather(into scratch: inout [FixRecord]) {
         let t = table.table
-        let records = t.store.records
+        let store = t.store.reader
         let order = t.order!.base
         scratch.removeAll(keepingCapacity: true)
         var sorted = true
         var previous = Int64.min
         for k in range {
-            let record = records[Int(order[k])]
+            let record = store.record(Int(order[k]))
             if record.timestamp < previous { sorted = false }
             previous = record.timestamp
             scratch.append(record)
@@ -217,11 +217,11 @@ struct TableFixes: DeviceFixSource {
         if sorted { return }
         // Slots grow with the line number, so (timestamp, slot) is the stable time order.
         let slots = range.map { order[$0] }.sorted { a, b in
-            let ta = records[Int(a)].timestamp, tb = records[Int(b)].timestamp
+            let ta = store.timestamp(Int(a)), tb = store.timestamp(Int(b))
             return ta != tb ? ta < tb : a < b
         }
         scratch.removeAll(keepingCapacity: true)
-        for slot in slots { scratch.append(records[Int(slot)]) }
+        for slot in slots { scratch.append(store.record(Int(slot))) }
     }
 }
 

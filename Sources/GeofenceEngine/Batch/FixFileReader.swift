@@ -41,6 +41,11 @@ final class FixFileReader {
         firstBlockRest = end + 1 < first.count ? UnsafeRawBufferPointer(rebasing: first[(end + 1)...]) : nil
     }
 
+    /// True when the file has an accuracy or a level column (the store then keeps them).
+    var hasExtras: Bool {
+        header.roles.contains(FixCSVHeader.FieldRole.accuracy) || header.roles.contains(FixCSVHeader.FieldRole.level)
+    }
+
     /// The file's size in bytes, or nil when it is not a regular file (a pipe).
     var fileSize: Int? { reader.fileSize }
 
@@ -87,12 +92,11 @@ final class FixFileReader {
         store.used = slot
         let header = self.header
         let results = DisjointSlots<ParsedSlice?>(repeating: nil, count: bounds.count)
-        let target = SharedStore(store)
+        let target = store.writer
         pool.run(count: bounds.count) { i, _ in
             results[i] = ParsedSlice.parse(
                 base.pointer, bounds[i].0, bounds[i].1, header: header, policy: policy,
-                records: target.store.records, devices: target.store.devices, firstSlot: firstSlots[i],
-                keepLines: keepLines)
+                into: target, firstSlot: firstSlots[i], keepLines: keepLines)
         }
         var slices = results.storage.map { $0! }
         for i in slices.indices {
@@ -114,12 +118,6 @@ final class FixFileReader {
         }
         return bounds
     }
-}
-
-/// The store handed to the parsing threads (each writes its own slots).
-struct SharedStore: @unchecked Sendable {
-    let store: FixStore
-    init(_ store: FixStore) { self.store = store }
 }
 
 /// A raw pointer handed to worker threads that only read through it.

@@ -18,15 +18,6 @@ struct FixRecord: Sendable {
         self.level = level
     }
 
-    /// The record of a parsed row. Levels have at most 9 digits (``FixCSVRow``), so they fit
-    /// in an `Int32`.
-    @inline(__always)
-    init(_ row: FixCSVRow) {
-        self.init(
-            timestamp: row.timestamp, latitude: row.latitude, longitude: row.longitude,
-            accuracy: Float(row.accuracy), level: row.level == Int.min ? Int32.min : Int32(row.level))
-    }
-
     /// The record as the tracker's fix.
     @inline(__always)
     var fix: Fix {

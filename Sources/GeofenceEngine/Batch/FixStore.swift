@@ -4,49 +4,118 @@ import Glibc
 import Darwin
 #endif
 
-/// Accepted fixes by *slot*: a 32-byte ``FixRecord`` and a 4-byte device index per slot, in
-/// address space reserved up front and paid for (resident) only where rows are written.
+/// Accepted fixes by *slot*: time and position (24 bytes), accuracy and level (8 bytes, only
+/// when the file has either column) and a 4-byte device index, in address space reserved up
+/// front and paid for (resident) only where rows are written.
 ///
 /// The batch reader gives every slice of a block as many slots as it could possibly hold
 /// rows, so the threads parsing one block know where their rows go before they start (no
 /// copy into a table afterwards), and slots grow with the line number. A slice writes its
-/// rows at the start of its slots; the rest stay untouched and cost no memory.
+/// rows at the start of its slots; the rest stay untouched and cost no memory. A file
+/// without accuracy and level columns never touches the extras, so a fix costs 28 bytes.
 ///
-/// Worker threads write disjoint slot ranges through the pointers; the pointers stay valid
+/// Worker threads write disjoint slot ranges through ``writer``; its pointers stay valid
 /// until the next ``reserve(_:)``.
 final class FixStore: @unchecked Sendable {
     /// Slots are addressed by `UInt32`.
     static let maximumSlots = Int(UInt32.max)
 
-    private var recordMemory: ReservedMemory<FixRecord>
+    /// Time and position of a fix.
+    struct Core {
+        var timestamp: Int64
+        var latitude: Double
+        var longitude: Double
+    }
+
+    /// Accuracy (metres as a 32-bit float, NaN when absent) and level (`Int32.min` when absent).
+    struct Extras {
+        var accuracy: Float
+        var level: Int32
+    }
+
+    /// Whether accuracy and level are kept (the file has an accuracy or level column).
+    let keepsExtras: Bool
+    private var cores: ReservedMemory<Core>
+    private var extras: ReservedMemory<Extras>
     private var deviceMemory: ReservedMemory<UInt32>
-    var records: UnsafeMutablePointer<FixRecord> { recordMemory.base }
     var devices: UnsafeMutablePointer<UInt32> { deviceMemory.base }
-    var capacity: Int { recordMemory.count }
+    var capacity: Int { cores.count }
     /// Slots in use so far (a move to a bigger reservation copies this prefix).
     var used = 0
 
     /// Reserves `capacity` slots (address space only).
-    init(capacity: Int) {
+    init(capacity: Int, keepsExtras: Bool) {
         let n = Swift.max(1 << 12, Swift.min(capacity, Self.maximumSlots))
-        recordMemory = ReservedMemory(count: n)
+        self.keepsExtras = keepsExtras
+        cores = ReservedMemory(count: n)
+        extras = ReservedMemory(count: n)
         deviceMemory = ReservedMemory(count: n)
     }
 
     deinit {
-        recordMemory.release()
+        cores.release()
+        extras.release()
         deviceMemory.release()
     }
 
+    /// Writes rows into the store from worker threads (a value of pointers: no reference
+    /// counting in the parsing loop).
+    struct Writer: @unchecked Sendable {
+        let cores: UnsafeMutablePointer<Core>
+        let extras: UnsafeMutablePointer<Extras>
+        let devices: UnsafeMutablePointer<UInt32>
+        let keepsExtras: Bool
+
+        /// Stores a parsed row. Levels have at most 9 digits (``FixCSVRow``), so they fit in
+        /// an `Int32`.
+        @inline(__always)
+        func write(_ row: FixCSVRow, device: UInt32, at slot: Int) {
+            cores[slot] = Core(timestamp: row.timestamp, latitude: row.latitude, longitude: row.longitude)
+            if keepsExtras {
+                extras[slot] = Extras(accuracy: Float(row.accuracy), level: row.level == Int.min ? Int32.min : Int32(row.level))
+            }
+            devices[slot] = device
+        }
+    }
+
+    var writer: Writer { Writer(cores: cores.base, extras: extras.base, devices: deviceMemory.base, keepsExtras: keepsExtras) }
+
+    /// Reads rows back (a value of pointers, for worker threads).
+    struct Reader: @unchecked Sendable {
+        let cores: UnsafePointer<Core>
+        let extras: UnsafePointer<Extras>
+        let keepsExtras: Bool
+
+        @inline(__always)
+        func timestamp(_ slot: Int) -> Int64 { cores[slot].timestamp }
+
+        /// The fix in `slot` as the tracker's record.
+        @inline(__always)
+        func record(_ slot: Int) -> FixRecord {
+            let c = cores[slot]
+            let e = keepsExtras ? extras[slot] : Extras(accuracy: .nan, level: Int32.min)
+            return FixRecord(timestamp: c.timestamp, latitude: c.latitude, longitude: c.longitude, accuracy: e.accuracy, level: e.level)
+        }
+    }
+
+    var reader: Reader { Reader(cores: cores.base, extras: extras.base, keepsExtras: keepsExtras) }
+
+    /// Bytes a fix takes in the store.
+    var bytesPerFix: Int {
+        MemoryLayout<Core>.stride + (keepsExtras ? MemoryLayout<Extras>.stride : 0) + MemoryLayout<UInt32>.stride
+    }
+
     /// Drops the pages written so far on `pool`'s threads, each a share of the used range
-    /// (the mapping itself goes in `deinit`, then cheaply). Freeing hundreds of megabytes of
-    /// pages is a real part of a batch run; spread over the threads it takes less wall time.
+    /// (the mappings themselves go in `deinit`, then cheaply). Freeing hundreds of megabytes
+    /// of pages is a real part of a batch run; spread over the threads it takes less wall time.
     func discardPages(pool: WorkerPool) {
-        let records = recordMemory, devices = deviceMemory, used = used
+        let cores = cores, extras = extras, devices = deviceMemory, used = used, keepsExtras = keepsExtras
         let parts = pool.threads
         pool.run(count: parts) { part, _ in
-            records.discard(from: used * part / parts, to: used * (part + 1) / parts)
-            devices.discard(from: used * part / parts, to: used * (part + 1) / parts)
+            let from = used * part / parts, to = used * (part + 1) / parts
+            cores.discard(from: from, to: to)
+            if keepsExtras { extras.discard(from: from, to: to) }
+            devices.discard(from: from, to: to)
         }
     }
 
@@ -58,14 +127,9 @@ final class FixStore: @unchecked Sendable {
         guard slots <= Self.maximumSlots else { return false }
         guard slots > capacity else { return true }
         let bigger = Swift.min(Self.maximumSlots, Swift.max(slots, capacity * 2))
-        let newRecords = ReservedMemory<FixRecord>(count: bigger)
-        let newDevices = ReservedMemory<UInt32>(count: bigger)
-        newRecords.base.update(from: records, count: used)
-        newDevices.base.update(from: devices, count: used)
-        recordMemory.release()
-        deviceMemory.release()
-        recordMemory = newRecords
-        deviceMemory = newDevices
+        cores = cores.moved(to: bigger, keeping: used)
+        if keepsExtras { extras = extras.moved(to: bigger, keeping: used) } else { extras.release(); extras = ReservedMemory(count: bigger) }
+        deviceMemory = deviceMemory.moved(to: bigger, keeping: used)
         return true
     }
 }
@@ -89,6 +153,15 @@ struct ReservedMemory<Element>: @unchecked Sendable {
             base = .allocate(capacity: Swift.max(1, count))
             mapped = false
         }
+    }
+
+    /// A reservation of `count` elements holding this one's first `keeping`; this one is
+    /// released.
+    func moved(to count: Int, keeping: Int) -> ReservedMemory {
+        let bigger = ReservedMemory(count: count)
+        bigger.base.update(from: base, count: keeping)
+        release()
+        return bigger
     }
 
     /// Drops the pages wholly inside elements `[from, to)` (a mapping only; their contents

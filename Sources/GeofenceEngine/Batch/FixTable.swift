@@ -2,8 +2,9 @@
 /// (devices in id order); time order within a device is restored when a worker gathers it
 /// (``TableFixes``).
 ///
-/// This is the path for input in any order: the whole file is held, at 36 bytes a fix in the
-/// store plus a 4-byte slot index for the grouping, plus the device ids.
+/// This is the path for input in any order: the whole file is held, at 28 bytes a fix in the
+/// store (36 when the file has accuracy or level) plus a 4-byte slot index for the grouping,
+/// plus the device ids.
 struct FixTable {
     /// Accepted rows of one parsed slice and the map from its local device indices to the
     /// table's.
@@ -136,8 +137,9 @@ struct FixTable {
     /// The id of a device index.
     func deviceID(_ device: UInt32) -> String { interner.id(Int(device)) }
 
-    /// Bytes the fixes take: 36 per row in the store, 4 per row for the grouping.
-    var memoryBytes: Int { rows * (MemoryLayout<FixRecord>.stride + 4 + 4) }
+    /// Bytes the fixes take: 28 or 36 per row in the store (``FixStore/bytesPerFix``), 4 per
+    /// row for the grouping.
+    var memoryBytes: Int { rows * (store.bytesPerFix + 4) }
 }
 
 /// What the grouping threads read.

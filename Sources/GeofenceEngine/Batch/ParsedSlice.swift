@@ -38,14 +38,13 @@ public struct FixRowPolicy: Sendable {
 
 extension ParsedSlice {
     /// Parses the lines of `p[start ..< end]` (whole lines; the last may lack its break),
-    /// writing accepted rows to `records` and `devices` from `firstSlot` on; there must be
+    /// writing accepted rows to `store` from `firstSlot` on; there must be
     /// room for `(end - start) / 8 + 1` rows (the most a slice can hold).
     ///
     /// - Complexity: O(bytes); allocation only for new devices and rejections.
     static func parse(
         _ p: UnsafePointer<UInt8>, _ start: Int, _ end: Int, header: FixCSVHeader, policy: FixRowPolicy,
-        records: UnsafeMutablePointer<FixRecord>, devices: UnsafeMutablePointer<UInt32>, firstSlot: Int,
-        keepLines: Bool
+        into store: FixStore.Writer, firstSlot: Int, keepLines: Bool
     ) -> ParsedSlice {
         var slice = ParsedSlice()
         slice.firstSlot = firstSlot
@@ -77,8 +76,7 @@ extension ParsedSlice {
                     index = slice.interner.intern(p, row.deviceStart, row.deviceEnd, hash: h.value)
                     shortIDs.insert(key, index: index)
                 }
-                devices[slot] = index
-                records[slot] = FixRecord(row)
+                store.write(row, device: index, at: slot)
                 slot += 1
                 if keepLines { slice.relativeLine.append(line) }
                 lineStart = lineEnd + 1
@@ -160,8 +158,7 @@ extension ParsedSlice {
                 lastStart = idStart; lastEnd = idEnd; lastIndex = index; lastHash = hash
                 haveLast = true
             }
-            devices[slot] = index
-            records[slot] = FixRecord(row)
+            store.write(row, device: index, at: slot)
             slot += 1
             if keepLines { slice.relativeLine.append(line) }
         }

@@ -43,8 +43,9 @@ struct SortedInputGrouper {
         var ids: [[UInt8]] = []
         ids.reserveCapacity(slice.interner.count)
         for k in 0..<slice.interner.count { ids.append(Array(slice.interner.id(k).utf8)) }
+        let reader = store.reader
         for r in 0..<slice.rowCount {
-            let record = store.records[slice.firstSlot + r]
+            let record = reader.record(slice.firstSlot + r)
             let id = ids[Int(store.devices[slice.firstSlot + r])]
             let line = slice.firstLine + Int(slice.relativeLine[r])
             let t = record.timestamp
