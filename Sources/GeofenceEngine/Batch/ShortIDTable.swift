@@ -5,21 +5,23 @@
 /// Only a cache: a miss goes to the ``DeviceInterner``, which stays the owner of the ids.
 struct ShortIDTable {
     /// The id's first and second eight bytes (zero beyond its length) and its length.
-    struct Key: Equatable {
+    struct Key {
         var low: UInt64
         var high: UInt64
         var length: Int
     }
 
-    private var keys: [Key] = []
-    /// Interner index + 1 per entry; 0 marks an empty entry.
-    private var values: [UInt32]
-    private var count = 0
-
-    init() {
-        keys = Array(repeating: Key(low: 0, high: 0, length: 0), count: 256)
-        values = Array(repeating: 0, count: 256)
+    /// One probe reads one entry: the key's words, its length and the index.
+    private struct Entry {
+        var low: UInt64 = 0
+        var high: UInt64 = 0
+        var length: Int32 = 0
+        /// Interner index + 1; 0 marks an empty entry.
+        var value: UInt32 = 0
     }
+
+    private var entries = [Entry](repeating: Entry(), count: 256)
+    private var count = 0
 
     /// The key of the id `p[start ..< end]`, or nil when it is longer than 16 bytes or its
     /// words would be loaded past `readable`.
@@ -48,36 +50,34 @@ struct ShortIDTable {
     /// The index stored for `key`, or nil.
     @inline(__always)
     func index(of key: Key) -> UInt32? {
-        let mask = values.count - 1
-        var s = slot(key, mask: mask)
-        return values.withUnsafeBufferPointer { v in
-            keys.withUnsafeBufferPointer { k in
-                while true {
-                    let value = v[s]
-                    if value == 0 { return nil }
-                    if k[s] == key { return value - 1 }
-                    s = (s + 1) & mask
-                }
+        entries.withUnsafeBufferPointer { e in
+            let mask = e.count - 1
+            var s = slot(key, mask: mask)
+            while true {
+                let entry = e[s]
+                if entry.value == 0 { return nil }
+                if entry.low == key.low && entry.high == key.high && Int(entry.length) == key.length { return entry.value - 1 }
+                s = (s + 1) & mask
             }
         }
     }
 
     /// Stores `index` for `key` (not present yet).
     mutating func insert(_ key: Key, index: UInt32) {
-        if (count + 1) * 2 > values.count { grow() }
-        let mask = values.count - 1
+        if (count + 1) * 2 > entries.count { grow() }
+        let mask = entries.count - 1
         var s = slot(key, mask: mask)
-        while values[s] != 0 { s = (s + 1) & mask }
-        keys[s] = key
-        values[s] = index + 1
+        while entries[s].value != 0 { s = (s + 1) & mask }
+        entries[s] = Entry(low: key.low, high: key.high, length: Int32(key.length), value: index + 1)
         count += 1
     }
 
     private mutating func grow() {
-        let oldKeys = keys, oldValues = values
-        keys = Array(repeating: Key(low: 0, high: 0, length: 0), count: oldValues.count * 2)
-        values = Array(repeating: 0, count: oldValues.count * 2)
+        let old = entries
+        entries = [Entry](repeating: Entry(), count: old.count * 2)
         count = 0
-        for k in oldValues.indices where oldValues[k] != 0 { insert(oldKeys[k], index: oldValues[k] - 1) }
+        for entry in old where entry.value != 0 {
+            insert(Key(low: entry.low, high: entry.high, length: Int(entry.length)), index: entry.value - 1)
+        }
     }
 }
