@@ -143,3 +143,10 @@ extern "C" const char *gfs_locator_backend(void) {
 #endif
 
 extern "C" const char *gfs_compiled_geos_version(void) { return GEOS_VERSION; }
+
+#if defined(__GLIBC__)
+#include <malloc.h>
+extern "C" int gfs_heap_trim(void) { return malloc_trim(0); }
+#else
+extern "C" int gfs_heap_trim(void) { return 0; }
+#endif

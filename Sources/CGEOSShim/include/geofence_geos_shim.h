@@ -52,6 +52,11 @@ const char *gfs_locator_backend(void);
 /// The GEOS version the shim was compiled against, e.g. "3.11.1". A static string.
 const char *gfs_compiled_geos_version(void);
 
+/// Returns memory freed to the C heap (GEOS geometries built while validating fences, and
+/// everything else freed so far) to the operating system: glibc's malloc_trim(0). 1 when
+/// memory was released, 0 when none could be, or when the C library has no such call.
+int gfs_heap_trim(void);
+
 #ifdef __cplusplus
 }
 #endif
