@@ -89,14 +89,17 @@ public final class BatchEvaluator {
         summary.fixMemoryBytes = table.memoryBytes
         summary.deviceIDBytes = table.interner.memoryBytes
         let shared = SharedTable(table)
-        // Windows of about 65,000 fixes: output is written in order window by window (on the
-        // writer's thread, while the workers evaluate the next window), so only a few
-        // windows' events are held.
+        // Output is written in order window by window (on the writer's thread, while the
+        // workers evaluate the next window), so at most two windows' lines are held. A window
+        // is sized from the lines per fix of the one before: about 8 MiB of lines, between
+        // 4,096 and 65,536 fixes (large windows keep both workers busy; few events per fix,
+        // as on the peers' world, allow them; several per fix, as on the Austin data, not).
+        var windowFixes = 1 << 14
         var first = 0
         while first < table.devices.count {
             var last = first
             var fixes = 0
-            while last < table.devices.count && (last == first || fixes < 1 << 16) {
+            while last < table.devices.count && (last == first || fixes < windowFixes) {
                 fixes += table.deviceStarts[last + 1] - table.deviceStarts[last]
                 last += 1
             }
@@ -107,10 +110,18 @@ public final class BatchEvaluator {
                 return (shared.table.deviceID(shared.table.devices[d]), TableFixes(table: shared, range: range))
             }
             account(results, summary: &summary)
+            let bytes = results.reduce(0) { $0 + $1.bytes.count }
+            windowFixes = Self.windowFixes(lineBytesPerFix: Double(bytes) / Double(max(1, fixes)))
             try writer.submit(results)
             first = last
         }
         try writer.drain()
+    }
+
+    /// Fixes per window for about 8 MiB of output lines, from 4,096 to 65,536.
+    static func windowFixes(lineBytesPerFix: Double) -> Int {
+        let fixes = Double(8 << 20) / Swift.max(lineBytesPerFix, 1)
+        return Int(Swift.min(Swift.max(fixes, Double(1 << 12)), Double(1 << 16)))
     }
 
     // MARK: - Sorted input: stream device by device.
