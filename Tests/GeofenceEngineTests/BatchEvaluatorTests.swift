@@ -109,6 +109,16 @@ struct BatchEvaluatorTests {
         }
     }
 
+    /// Windows hold about 8 MiB of lines: many fixes when fixes make few events, few when
+    /// they make many, within 4,096 and 65,536.
+    @Test("window size follows the lines per fix, within its bounds")
+    func windowSizes() {
+        #expect(BatchEvaluator.windowFixes(lineBytesPerFix: 0) == 1 << 16)
+        #expect(BatchEvaluator.windowFixes(lineBytesPerFix: 12) == 1 << 16)
+        #expect(BatchEvaluator.windowFixes(lineBytesPerFix: 850) == (8 << 20) / 850)
+        #expect(BatchEvaluator.windowFixes(lineBytesPerFix: 1e9) == 1 << 12)
+    }
+
     /// A pipe cannot be mapped: it is read block by block into a buffer, and the slot store
     /// grows as rows arrive. Same output as the mapped file.
     @Test("fixes read from a pipe equal fixes read from a file")
