@@ -9,15 +9,6 @@ struct FixRecord: Sendable {
     /// `Int32.min` when the row had none.
     var level: Int32
 
-    @inline(__always)
-    init(timestamp: Int64, latitude: Double, longitude: Double, accuracy: Float, level: Int32) {
-        self.timestamp = timestamp
-        self.latitude = latitude
-        self.longitude = longitude
-        self.accuracy = accuracy
-        self.level = level
-    }
-
     /// The record as the tracker's fix.
     @inline(__always)
     var fix: Fix {

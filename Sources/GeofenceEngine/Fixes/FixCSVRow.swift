@@ -190,18 +190,17 @@ public struct FixCSVRow {
                     guard i > s && i - s <= 18 && (i == limit || p[i] &- 0x30 > 9) else { return nil }
                     timestamp = negative ? -Int64(value) : Int64(value)
                     sawTimestamp = true
-                case FixCSVHeader.FieldRole.latitude:
+                case FixCSVHeader.FieldRole.latitude, FixCSVHeader.FieldRole.longitude:
                     let (v, stop) = DecimalParser.scan(p, i, limit, readable: limit)
                     guard let v else { return nil }
-                    latitude = v
                     i = stop
-                    sawLatitude = true
-                case FixCSVHeader.FieldRole.longitude:
-                    let (v, stop) = DecimalParser.scan(p, i, limit, readable: limit)
-                    guard let v else { return nil }
-                    longitude = v
-                    i = stop
-                    sawLongitude = true
+                    if roles[field] == FixCSVHeader.FieldRole.latitude {
+                        latitude = v
+                        sawLatitude = true
+                    } else {
+                        longitude = v
+                        sawLongitude = true
+                    }
                 case FixCSVHeader.FieldRole.accuracy:
                     if i < limit && !isStop(p[i]) {
                         let (v, stop) = DecimalParser.scan(p, i, limit, readable: limit)
