@@ -77,7 +77,7 @@ public final class BatchEvaluator {
         }
         summary.readSeconds = Self.now() - mark
         mark = Self.now()
-        table.group(pool: pool)
+        if let problem = table.group(pool: pool) { throw FixFileError(path: reader.path, reason: problem) }
         summary.groupSeconds = Self.now() - mark
         mark = Self.now()
         defer { summary.evaluateSeconds = Self.now() - mark }

@@ -86,9 +86,7 @@ final class FixFileReader {
             defer { slot += (bound.1 - bound.0) / 8 + 1 }
             return slot
         }
-        guard store.reserve(slot) else {
-            throw FixFileError(path: path, reason: "more than \(FixStore.maximumSlots) possible rows: split the file, or use --sorted-input or --shard")
-        }
+        if let problem = store.reserve(slot) { throw FixFileError(path: path, reason: problem) }
         store.used = slot
         let header = self.header
         let results = DisjointSlots<ParsedSlice?>(repeating: nil, count: bounds.count)

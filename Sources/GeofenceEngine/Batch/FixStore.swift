@@ -43,13 +43,27 @@ final class FixStore: @unchecked Sendable {
     /// Slots in use so far (a move to a bigger reservation copies this prefix).
     var used = 0
 
-    /// Reserves `capacity` slots (address space only).
+    /// Reserves `capacity` slots (address space only). When the system refuses a reservation
+    /// that large (strict overcommit), a smaller one is taken and ``reserve(_:)`` grows it.
     init(capacity: Int, keepsExtras: Bool) {
-        let n = Swift.max(1 << 12, Swift.min(capacity, Self.maximumSlots))
         self.keepsExtras = keepsExtras
-        cores = ReservedMemory(count: n)
-        extras = ReservedMemory(count: n)
-        deviceMemory = ReservedMemory(count: n)
+        var n = Swift.max(1 << 12, Swift.min(capacity, Self.maximumSlots))
+        while true {
+            if let c = ReservedMemory<Core>(count: n) {
+                if let e = ReservedMemory<Extras>(count: n) {
+                    if let d = ReservedMemory<UInt32>(count: n) {
+                        (cores, extras, deviceMemory) = (c, e, d)
+                        return
+                    }
+                    e.release()
+                }
+                c.release()
+            }
+            // 4,096 slots are a few hundred kilobytes: refused only when the process is out
+            // of memory altogether.
+            precondition(n > 1 << 12, "cannot allocate memory for \(n) fixes")
+            n = Swift.max(1 << 12, n / 4)
+        }
     }
 
     deinit {
@@ -121,16 +135,28 @@ final class FixStore: @unchecked Sendable {
 
     /// Makes room for `slots` slots, keeping the first ``used``.
     ///
-    /// - Returns: false when `slots` exceeds ``maximumSlots``.
+    /// - Returns: nil, or why there is no room: more slots than ``maximumSlots``, or memory
+    ///   the system refuses.
     /// - Complexity: O(1) when the reservation holds; else O(used) to move the rows.
-    func reserve(_ slots: Int) -> Bool {
-        guard slots <= Self.maximumSlots else { return false }
-        guard slots > capacity else { return true }
-        let bigger = Swift.min(Self.maximumSlots, Swift.max(slots, capacity * 2))
-        cores = cores.moved(to: bigger, keeping: used)
-        if keepsExtras { extras = extras.moved(to: bigger, keeping: used) } else { extras.release(); extras = ReservedMemory(count: bigger) }
-        deviceMemory = deviceMemory.moved(to: bigger, keeping: used)
-        return true
+    func reserve(_ slots: Int) -> String? {
+        guard slots <= Self.maximumSlots else {
+            return "more than \(Self.maximumSlots) possible rows: split the file, or use --sorted-input or --shard"
+        }
+        guard slots > capacity else { return nil }
+        for size in [Swift.min(Self.maximumSlots, Swift.max(slots, capacity * 2)), slots] {
+            guard let c = ReservedMemory<Core>(count: size) else { continue }
+            guard let e = ReservedMemory<Extras>(count: size) else { c.release(); continue }
+            guard let d = ReservedMemory<UInt32>(count: size) else { c.release(); e.release(); continue }
+            c.base.update(from: cores.base, count: used)
+            if keepsExtras { e.base.update(from: extras.base, count: used) }
+            d.base.update(from: deviceMemory.base, count: used)
+            cores.release()
+            extras.release()
+            deviceMemory.release()
+            (cores, extras, deviceMemory) = (c, e, d)
+            return nil
+        }
+        return "cannot reserve memory for \(slots) fixes (\((slots * bytesPerFix) >> 20) MiB): use --sorted-input or --shard"
     }
 }
 
@@ -142,26 +168,20 @@ struct ReservedMemory<Element>: @unchecked Sendable {
     let count: Int
     private let mapped: Bool
 
-    init(count: Int) {
+    /// Nil when neither a mapping nor the allocator can provide `count` elements.
+    init?(count: Int) {
         self.count = count
         let bytes = Swift.max(1, count) * MemoryLayout<Element>.stride
         let p = mmap(nil, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0)
         if let p, p != UnsafeMutableRawPointer(bitPattern: -1) {
             base = p.bindMemory(to: Element.self, capacity: count)
             mapped = true
-        } else {
-            base = .allocate(capacity: Swift.max(1, count))
+        } else if let p = malloc(bytes) {  // nil when refused (Swift's allocate would trap)
+            base = p.bindMemory(to: Element.self, capacity: count)
             mapped = false
+        } else {
+            return nil
         }
-    }
-
-    /// A reservation of `count` elements holding this one's first `keeping`; this one is
-    /// released.
-    func moved(to count: Int, keeping: Int) -> ReservedMemory {
-        let bigger = ReservedMemory(count: count)
-        bigger.base.update(from: base, count: keeping)
-        release()
-        return bigger
     }
 
     /// Drops the pages wholly inside elements `[from, to)` (a mapping only; their contents
@@ -180,7 +200,7 @@ struct ReservedMemory<Element>: @unchecked Sendable {
         if mapped {
             munmap(UnsafeMutableRawPointer(base), Swift.max(1, count) * MemoryLayout<Element>.stride)
         } else {
-            base.deallocate()
+            free(UnsafeMutableRawPointer(base))
         }
     }
 }

@@ -55,8 +55,9 @@ struct FixTable {
     /// segments (writing each row's device rank into the store), the counts give each thread
     /// its write positions, and each thread scatters its rows' slots. Runs are in file order,
     /// so the result is the same as one thread's.
+    /// - Returns: nil, or why the rows could not be grouped (memory refused).
     /// - Complexity: O(n / threads + d log d + d × threads) for n rows and d devices.
-    mutating func group(pool: WorkerPool) {
+    mutating func group(pool: WorkerPool) -> String? {
         let deviceCount = interner.count
         let ids = (0..<deviceCount).map { interner.id($0) }
         devices = (0..<UInt32(deviceCount)).sorted { ids[Int($0)].utf8.lexicographicallyPrecedes(ids[Int($1)].utf8) }
@@ -93,7 +94,9 @@ struct FixTable {
             cursors[part] = next
             for r in 0..<deviceCount { next[r] += counts[part][r] }
         }
-        let order = ReservedMemory<UInt32>(count: rows)
+        guard let order = ReservedMemory<UInt32>(count: rows) else {
+            return "cannot reserve memory to group \(rows) fixes (\((rows * 4) >> 20) MiB): use --sorted-input or --shard"
+        }
         let target = SendableSlots(order.base)
         pool.run(count: runs.count) { part, _ in
             var cursor = cursors[part]
@@ -109,6 +112,7 @@ struct FixTable {
         }
         self.order?.release()
         self.order = order
+        return nil
     }
 
     /// Cuts the segments into up to `parts` consecutive runs of about equal rows.
