@@ -7,7 +7,12 @@ import Darwin
 /// Reads a text file in large blocks that each end on a line break, so lines can be parsed
 /// in place (and a block split between threads) without copying.
 ///
-/// Memory is one block (default 8 MiB) plus the longest line, whatever the file size.
+/// A regular file is mapped and its blocks are views of the page cache (no copy; the pages
+/// of blocks already handed out are dropped from the process as it goes, so resident memory
+/// stays about two blocks). Pipes and devices are read block by block into a buffer: one
+/// block (default 8 MiB) plus the longest line, whatever the input's size. A mapped file
+/// must not shrink while it is read (a truncated mapping is a bus error): inputs that may
+/// change go through a pipe (`cat file |` … `--fixes /dev/stdin`).
 public final class LineBlockReader {
     public let path: String
     private let fd: Int32
