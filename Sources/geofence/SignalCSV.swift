@@ -12,18 +12,12 @@ struct SignalCSVHeader {
     var accuracy: Int?
     var fieldCount = 0
 
-    static let aliases: [String: String] = [
-        "timestamp": "timestamp", "device_id": "device_id", "signal": "signal", "geofence_id": "geofence_id",
-        "lat": "lat", "latitude": "lat", "lon": "lon", "lng": "lon", "longitude": "lon",
-        "level": "level", "accuracy": "accuracy",
-    ]
+    static let aliases = CSVColumns.fixAliases.merging(["signal": "signal", "geofence_id": "geofence_id"]) { a, _ in a }
     static let required = ["timestamp", "device_id", "signal", "geofence_id", "lat", "lon"]
 
     /// - Throws: the problem in words (the caller names the file).
     init(line: [UInt8]) throws(SignalCSVProblem) {
-        var bytes = line[...]
-        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes = bytes.dropFirst(3) }
-        guard case .success(let names) = SignalCSVRow.split(Array(bytes)) else {
+        guard case .success(let names) = SignalCSVRow.split(CSVColumns.withoutByteOrderMark(line)) else {
             throw SignalCSVProblem("header has an unterminated quoted field")
         }
         let found: [String: Int]

@@ -64,11 +64,8 @@ extension DeviceTracker {
 
     /// ``requestPresence(at:)``, appending to a buffer.
     public mutating func requestPresence(at time: Timestamp, appendingTo events: inout [GeofenceEvent]) throws(TrackerRejection) {
+        let start = try moveClock(to: time, appendingTo: &events)
         let t = time.milliseconds
-        if t < clock { throw .order(latest: Timestamp(milliseconds: clock), given: time) }
-        let start = events.count
-        if nextDue <= t { settle(through: t, inclusive: true, into: &events) }
-        clock = t
         let position = duePosition
         for k in tracks.indices where tracks[k].reported {
             tracks[k].lastPresence = t

@@ -127,12 +127,20 @@ public struct DeviceTracker: Sendable {
 
     /// ``advance(to:)``, appending to a buffer.
     public mutating func advance(to time: Timestamp, appendingTo events: inout [GeofenceEvent]) throws(TrackerRejection) {
+        let start = try moveClock(to: time, appendingTo: &events)
+        endCall(eventsFrom: start, events: &events)
+    }
+
+    /// The start of a call at `time` without a fix: refuses a time before the latest input,
+    /// fires everything due at or before it, and moves the clock there.
+    /// - Returns: where the call's events start in `events` (for ``endCall(eventsFrom:events:)``).
+    mutating func moveClock(to time: Timestamp, appendingTo events: inout [GeofenceEvent]) throws(TrackerRejection) -> Int {
         let t = time.milliseconds
         if t < clock { throw .order(latest: Timestamp(milliseconds: clock), given: time) }
         let start = events.count
         if nextDue <= t { settle(through: t, inclusive: true, into: &events) }
         clock = t
-        endCall(eventsFrom: start, events: &events)
+        return start
     }
 
     /// The end of the device's input: everything still pending fires at its due time, as if

@@ -1,6 +1,20 @@
 /// Finds named columns in a CSV header: the one place the fix reader and the signal reader
 /// (`geofence places`) map header names to field positions.
 public enum CSVColumns {
+    /// The fix columns' names and aliases (lowercased name → canonical name); the signal
+    /// header adds its own columns to these.
+    public static let fixAliases: [String: String] = [
+        "device_id": "device_id", "timestamp": "timestamp",
+        "lat": "lat", "latitude": "lat",
+        "lon": "lon", "lng": "lon", "longitude": "lon",
+        "accuracy": "accuracy", "level": "level",
+    ]
+
+    /// A header line's bytes without a leading UTF-8 byte order mark.
+    public static func withoutByteOrderMark(_ line: some Collection<UInt8>) -> [UInt8] {
+        line.starts(with: [0xEF, 0xBB, 0xBF]) ? Array(line.dropFirst(3)) : Array(line)
+    }
+
     /// Positions of the canonical columns named in `names` (header fields, quotes removed).
     /// Names are matched through `aliases` (lowercased name → canonical name) without regard
     /// to case or surrounding spaces; other columns are ignored.

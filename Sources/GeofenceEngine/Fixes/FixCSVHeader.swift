@@ -33,22 +33,14 @@ public struct FixCSVHeader: Hashable, Sendable {
         public var description: String { reason }
     }
 
-    static let aliases: [String: String] = [
-        "device_id": "device_id", "timestamp": "timestamp",
-        "lat": "lat", "latitude": "lat",
-        "lon": "lon", "lng": "lon", "longitude": "lon",
-        "accuracy": "accuracy", "level": "level",
-    ]
-
     /// Reads the header from the bytes of its line (no line break; a UTF-8 BOM is skipped).
     public init(line: UnsafeRawBufferPointer) throws(Problem) {
-        var bytes = Array(line)
-        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes.removeFirst(3) }
+        var bytes = CSVColumns.withoutByteOrderMark(line)
         if bytes.last == 0x0D { bytes.removeLast() }
         let names = Self.splitHeader(bytes)
         let found: [String: Int]
         do {
-            found = try CSVColumns.locate(names, aliases: Self.aliases, required: ["device_id", "timestamp", "lat", "lon"])
+            found = try CSVColumns.locate(names, aliases: CSVColumns.fixAliases, required: ["device_id", "timestamp", "lat", "lon"])
         } catch {
             throw Problem(reason: error.reason)
         }
