@@ -65,11 +65,11 @@ final class BatchWorker {
             if exact {
                 // What `observe` does in this case, without its general steps: ingestion
                 // already refused the fixes it would refuse.
-                try evaluator.containing(latitude: fix.latitude, longitude: fix.longitude, level: fix.level, options: options, into: &slots)
-                if !nearby.isEmpty { nearby.removeAll(keepingCapacity: true) }
-                for slot in slots { nearby.append(FenceDistance(slot: slot, distance: 0)) }
+                try evaluator.containingDistances(
+                    latitude: fix.latitude, longitude: fix.longitude, level: fix.level, options: options,
+                    slots: &slots, into: &nearby)
             } else {
-                nearby = try context.observe(fix, using: evaluator, buffer: &nearby).nearby
+                _ = try context.observe(fix, using: evaluator, buffer: &nearby)  // fills `nearby`
             }
             let rejection = tracker.update(fix: fix, nearby: nearby, appendingTo: &events)
             if let rejection {

@@ -11,7 +11,7 @@ struct FixTable {
     struct Segment {
         var firstSlot: Int
         var count: Int
-        var devices: [UInt32]
+        var deviceMap: [UInt32]
     }
 
     let store: FixStore
@@ -38,7 +38,7 @@ struct FixTable {
     mutating func append(_ slices: [ParsedSlice]) {
         for slice in slices {
             let map = (0..<slice.interner.count).map { interner.intern(from: slice.interner, index: $0) }
-            if slice.rowCount > 0 { segments.append(Segment(firstSlot: slice.firstSlot, count: slice.rowCount, devices: map)) }
+            if slice.rowCount > 0 { segments.append(Segment(firstSlot: slice.firstSlot, count: slice.rowCount, deviceMap: map)) }
             for rejection in slice.rejections {
                 rejections.add(rejection.reason, line: slice.firstLine + Int(rejection.relativeLine), message: rejection.message)
             }
@@ -72,7 +72,7 @@ struct FixTable {
             shared.rank.withUnsafeBufferPointer { rank in
                 for s in runs[part] {
                     let segment = shared.segments[s]
-                    segment.devices.withUnsafeBufferPointer { map in
+                    segment.deviceMap.withUnsafeBufferPointer { map in
                         for slot in segment.firstSlot..<segment.firstSlot + segment.count {
                             let r = rank[Int(map[Int(deviceOfSlot[slot])])]
                             deviceOfSlot[slot] = r

@@ -93,8 +93,19 @@ extension ContainmentEvaluator {
         var slots = candidates
         candidates = []
         defer { candidates = slots }
+        try containingDistances(latitude: latitude, longitude: longitude, level: level, options: options, slots: &slots, into: &result)
+    }
+
+    /// ``containingDistances(latitude:longitude:level:options:into:)`` with the caller's slot
+    /// buffer: the batch's per-fix path, which keeps its own buffers instead of swapping the
+    /// evaluator's in and out (a property access with an exclusivity check) on every fix.
+    @inline(__always)
+    public func containingDistances(
+        latitude: Double, longitude: Double, level: Int?, options: ContainmentOptions,
+        slots: inout [Int32], into result: inout [FenceDistance]
+    ) throws(GEOSError) {
         try containing(latitude: latitude, longitude: longitude, level: level, options: options, into: &slots)
-        result.removeAll(keepingCapacity: true)
+        if !result.isEmpty { result.removeAll(keepingCapacity: true) }
         for s in slots { result.append(FenceDistance(slot: s, distance: 0)) }
     }
 
