@@ -33,7 +33,7 @@ struct BatchEvaluatorTests {
             }.map(\.element)
             let fragment = EventLineFormatter.deviceFragment(device)
             for e in ordered {
-                formatter.append(type: e.type.name, timestamp: e.timestamp.milliseconds, device: fragment, slot: Int(e.slot), latitude: e.latitude, longitude: e.longitude, to: &out)
+                formatter.append(type: e.type, timestamp: e.timestamp.milliseconds, device: fragment, slot: Int(e.slot), latitude: e.latitude, longitude: e.longitude, to: &out)
             }
         }
         return String(decoding: out, as: UTF8.self)

@@ -100,7 +100,7 @@ final class BatchWorker {
             for e in events {
                 result.eventsByType[Int(e.type.rawValue)] += 1
                 formatter.append(
-                    type: e.type.name, timestamp: e.timestamp.milliseconds, device: device, slot: Int(e.slot),
+                    type: e.type, timestamp: e.timestamp.milliseconds, device: device, slot: Int(e.slot),
                     latitude: e.latitude, longitude: e.longitude, to: &result.bytes)
             }
         }

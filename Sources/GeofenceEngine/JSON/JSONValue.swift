@@ -133,6 +133,6 @@ public enum JSONNumber {
     /// Shortest text that reads back as the same double; integers without a fraction.
     public static func text(_ value: Double) -> String {
         if value == value.rounded(), abs(value) < 1e15 { return String(Int64(value)) }
-        return "\(value)"
+        return value.description
     }
 }

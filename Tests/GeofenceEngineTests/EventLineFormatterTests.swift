@@ -1,0 +1,60 @@
+import GeofenceGeometry
+import GeofenceTestSupport
+import Testing
+@testable import GeofenceEngine
+
+@Suite("Event line formatter")
+struct EventLineFormatterTests {
+    /// The slow, obvious twin of ``EventLineFormatter/append``: the line built by string
+    /// interpolation from `String(Int64)` and ``JSONNumber/text(_:)``.
+    static func expectedLine(
+        _ type: GeofenceEvent.EventType, _ timestamp: Int64, device: String, fence: Fence, latitude: Double, longitude: Double
+    ) -> String {
+        var line = #"{"eventType":"\#(type.name)","timestamp":\#(String(timestamp)),"deviceId":\#(JSONWriter.quoted(device)),"#
+        line += #""geofenceId":\#(JSONWriter.quoted(fence.id)),"lat":\#(JSONNumber.text(latitude)),"lng":\#(JSONNumber.text(longitude)),"#
+        line += #""radius":\#(JSONNumber.text(fence.radius)),"#
+        if let level = fence.level { line += #""level":\#(level),"# }
+        line += #""geofenceProperties":\#(JSONWriter.string(.object(fence.properties)))}"# + "\n"
+        return line
+    }
+
+    @Test("lines equal the interpolated twin over random numbers")
+    func equalsTwin() throws {
+        let fences = [
+            Fence(id: "c\"1", shape: .circle(center: Coordinate(latitude: 1, longitude: 2), radius: 75.25), properties: JSONObject(members: [.init(key: "k", value: .string("v"))])),
+            Fence(id: "c2", shape: .circle(center: Coordinate(latitude: -3, longitude: 4), radius: 100), level: -2),
+        ]
+        let set = try FenceSet(fences)
+        let formatter = EventLineFormatter(fenceSet: set)
+        for seed in testSeeds(5) {
+            var rng = SplitMix64(seed: seed)
+            for _ in 0..<2_000 {
+                let type = GeofenceEvent.EventType.allCases[rng.int(0...4)]
+                let timestamp: Int64 =
+                    switch rng.int(0...4) {
+                    case 0: [0, 1, -1, 9, 10, Int64.max, Int64.min, 999_999_999_999_999_999][rng.int(0...7)]
+                    case 1: Int64(rng.int(-1_000_000...1_000_000))
+                    default: Int64(bitPattern: rng.next()) >> rng.int(0...63)
+                    }
+                func coordinate(_ limit: Double) -> Double {
+                    switch rng.int(0...5) {
+                    case 0: return Double(rng.int(-180...180))  // integral: written without a fraction
+                    case 1: return (rng.double(-limit...limit) * 1e7).rounded() / 1e7  // 7 decimals, as GPS files
+                    case 2: return [0.0, -0.0, 1e-5, -1e-7, 1e15, 1.5e15, 4.9e-324][rng.int(0...6)]
+                    default: return rng.double(-limit...limit)
+                    }
+                }
+                let latitude = coordinate(90), longitude = coordinate(180)
+                let slot = rng.int(0...1)
+                let device = "dev-\(rng.int(0...99))"
+                var out: [UInt8] = []
+                formatter.append(
+                    type: type, timestamp: timestamp, device: EventLineFormatter.deviceFragment(device), slot: slot,
+                    latitude: latitude, longitude: longitude, to: &out)
+                let expected = Self.expectedLine(
+                    type, timestamp, device: device, fence: set.fences[slot], latitude: latitude, longitude: longitude)
+                #expect(String(decoding: out, as: UTF8.self) == expected, "seed \(seed): \(timestamp) \(latitude) \(longitude)")
+            }
+        }
+    }
+}
