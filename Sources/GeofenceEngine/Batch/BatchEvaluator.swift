@@ -61,10 +61,6 @@ public final class BatchEvaluator {
     private func runWhole(
         _ reader: FixFileReader, writer: WindowWriter, summary: inout BatchSummary, progress: ((Int, Int) -> Void)?
     ) throws {
-        // Memory freed while the fences were loaded (their GeoJSON tree, GEOS's validation)
-        // goes back to the system first: the store takes fresh pages, so the peak is then the
-        // larger of loading and holding, not their sum.
-        CHeap.returnFreedMemory()
         // At most one row per 8 bytes, plus one per slice (FixFileReader): reserved as
         // address space up front; the store grows for pipes.
         let store = FixStore(capacity: (reader.fileSize ?? 64 << 20) / 8 + 1 << 16, keepsExtras: reader.hasExtras)

@@ -4,6 +4,7 @@ import Glibc
 import Darwin
 #endif
 import GeofenceGEOS
+import GeofenceGEOS
 
 /// What loading a fence file found: the set of valid fences, and every problem.
 public struct FenceFileReport: Sendable {
@@ -46,6 +47,13 @@ extension FenceSet {
     /// - Throws: ``FenceFileError`` for an unreadable file, ``FenceValidationError`` listing
     ///   every bad feature, ``GEOSError`` when GEOS fails.
     public static func load(path: String, repair: Bool = false) throws -> FenceSet {
+        let set = try loadKeepingFreedMemory(path: path, repair: repair)
+        CHeap.returnFreedMemory()  // what loading freed goes back to the system
+        return set
+    }
+
+    /// ``load(path:repair:)`` without the heap trim; the report is released on return.
+    private static func loadKeepingFreedMemory(path: String, repair: Bool) throws -> FenceSet {
         let report = try inspect(path: path, repair: repair)
         if !report.problems.isEmpty { throw FenceValidationError(problems: report.problems) }
         return FenceSet(validated: report.fences, repairedCount: report.repairedCount)
