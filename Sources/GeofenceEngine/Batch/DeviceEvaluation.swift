@@ -97,12 +97,17 @@ final class BatchWorker {
         }
         if !events.isEmpty {
             let device = EventLineFormatter.deviceFragment(deviceID)
-            for e in events {
-                result.eventsByType[Int(e.type.rawValue)] += 1
-                formatter.append(
-                    type: e.type, timestamp: e.timestamp.milliseconds, device: device, slot: Int(e.slot),
-                    latitude: e.latitude, longitude: e.longitude, to: &result.bytes)
+            var bytes = result.bytes
+            result.bytes = []
+            device.withUnsafeBufferPointer { device in
+                for e in events {
+                    result.eventsByType[Int(e.type.rawValue)] += 1
+                    formatter.append(
+                        type: e.type, timestamp: e.timestamp.milliseconds, device: device, slot: Int(e.slot),
+                        latitude: e.latitude, longitude: e.longitude, to: &bytes)
+                }
             }
+            result.bytes = bytes
         }
         return result
     }

@@ -23,6 +23,10 @@ public final class FenceSet: Sendable {
     let circleThreshold: [Double]
     /// The fence's level, or `FenceSet.noLevel`, by slot.
     let levels: [Int]
+    /// The current-POI keys by slot (rank, then radius): read per entrance and exit, where
+    /// copying whole `Fence` values (strings, shapes, properties) cost more than the rule.
+    let ranks: [Int]
+    let radii: [Double]
     /// The four circle numbers of a slot in one 32-byte record (latitude and longitude in
     /// radians, cos(latitude), sin²(r / 2R)), so the indexed containment test of a circle reads
     /// one cache line instead of four arrays; the threshold is -1 for a polygon.
@@ -99,6 +103,8 @@ public final class FenceSet: Sendable {
         circleCosLatitude = cosLat
         circleThreshold = threshold
         self.levels = levels
+        ranks = sorted.map(\.rank)
+        radii = sorted.map(\.radius)
         let records = (0..<sorted.count).map { slot in
             kinds[slot] == Self.circleKind
                 ? SIMD4(lat[slot], lon[slot], cosLat[slot], threshold[slot]) : SIMD4<Double>(0, 0, 0, -1)
