@@ -16,6 +16,8 @@ final class FixFileReader {
     /// The data after the header in the first block, not yet handed out.
     private var firstBlockRest: UnsafeRawBufferPointer?
     private var nextLine = 2
+    /// Each parsing thread's scratch (see ``FixStore/Writer/groupByDevice(first:count:deviceCount:scratch:)``).
+    private var scratch: [ScratchMemory] = []
 
     /// Opens the file and reads its header.
     init(path: String, blockSize: Int = 8 << 20) throws(FixFileError) {
@@ -91,10 +93,12 @@ final class FixFileReader {
         let header = self.header
         let results = DisjointSlots<ParsedSlice?>(repeating: nil, count: bounds.count)
         let target = store.writer
-        pool.run(count: bounds.count) { i, _ in
+        while scratch.count < pool.threads { scratch.append(ScratchMemory()) }
+        let scratch = self.scratch
+        pool.run(count: bounds.count) { i, worker in
             results[i] = ParsedSlice.parse(
                 base.pointer, bounds[i].0, bounds[i].1, header: header, policy: policy,
-                into: target, firstSlot: firstSlots[i], keepLines: keepLines)
+                into: target, firstSlot: firstSlots[i], keepLines: keepLines, scratch: scratch[worker])
         }
         var slices = results.storage.map { $0! }
         for i in slices.indices {

@@ -44,11 +44,17 @@ extension ParsedSlice {
     /// - Complexity: O(bytes); allocation only for new devices and rejections.
     static func parse(
         _ p: UnsafePointer<UInt8>, _ start: Int, _ end: Int, header: FixCSVHeader, policy: FixRowPolicy,
-        into store: FixStore.Writer, firstSlot: Int, keepLines: Bool
+        into store: FixStore.Writer, firstSlot: Int, keepLines: Bool, scratch: ScratchMemory
     ) -> ParsedSlice {
         var slice = ParsedSlice()
         slice.firstSlot = firstSlot
-        var slot = firstSlot
+        // Rows whose lines are kept go straight to the store, in line order (the streaming
+        // path reads them so); the others are staged in the thread's scratch and placed
+        // device by device (``FixStore/Writer/place(from:count:at:deviceCount:)``).
+        let staged = !keepLines
+        let target = staged ? FixStore.Writer.staging(in: scratch, rows: (end - start) / 8 + 1, keepsExtras: store.keepsExtras) : store
+        let origin = staged ? 0 : firstSlot
+        var slot = origin
         var row = FixCSVRow()
         var unquoted: [UInt8] = []
         // The previous accepted device: consecutive rows of one device skip hashing.
@@ -76,7 +82,7 @@ extension ParsedSlice {
                     index = slice.interner.intern(p, row.deviceStart, row.deviceEnd, hash: h.value)
                     shortIDs.insert(key, index: index)
                 }
-                store.write(row, device: index, at: slot)
+                target.write(row, device: index, at: slot)
                 slot += 1
                 if keepLines { slice.relativeLine.append(line) }
                 lineStart = lineEnd + 1
@@ -158,12 +164,13 @@ extension ParsedSlice {
                 lastStart = idStart; lastEnd = idEnd; lastIndex = index; lastHash = hash
                 haveLast = true
             }
-            store.write(row, device: index, at: slot)
+            target.write(row, device: index, at: slot)
             slot += 1
             if keepLines { slice.relativeLine.append(line) }
         }
         slice.lineCount = Int(line)
-        slice.rowCount = slot - firstSlot
+        slice.rowCount = slot - origin
+        if staged { store.place(from: target, count: slice.rowCount, at: firstSlot, deviceCount: slice.interner.count) }
         return slice
     }
 }
