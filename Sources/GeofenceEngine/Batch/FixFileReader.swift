@@ -16,7 +16,8 @@ final class FixFileReader {
     /// The data after the header in the first block, not yet handed out.
     private var firstBlockRest: UnsafeRawBufferPointer?
     private var nextLine = 2
-    /// Each parsing thread's scratch (see ``FixStore/Writer/groupByDevice(first:count:deviceCount:scratch:)``).
+    /// Each parsing thread's scratch, where it stages a slice before placing it in the store
+    /// (``FixStore/Writer/place(from:count:at:deviceCount:)``); indexed by worker.
     private var scratch: [ScratchMemory] = []
 
     /// Opens the file and reads its header.

@@ -39,7 +39,8 @@ public struct FixRowPolicy: Sendable {
 extension ParsedSlice {
     /// Parses the lines of `p[start ..< end]` (whole lines; the last may lack its break),
     /// writing accepted rows to `store` from `firstSlot` on; there must be
-    /// room for `(end - start) / 8 + 1` rows (the most a slice can hold).
+    /// room for `(end - start) / 8 + 1` rows (the most a slice can hold). Unless `keepLines`,
+    /// the rows are staged in `scratch` (the calling thread's own) and stored device by device.
     ///
     /// - Complexity: O(bytes); allocation only for new devices and rejections.
     static func parse(
