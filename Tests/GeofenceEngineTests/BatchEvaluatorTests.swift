@@ -88,6 +88,30 @@ struct BatchEvaluatorTests {
         }
     }
 
+    /// Few devices of many fixes each: a window holds one or two devices, its device count is
+    /// rounded up to a multiple of the threads (up to the last device), and the largest go
+    /// first; none of it may change the output.
+    @Test("windows of a few large devices give the one-by-one output for any thread count")
+    func fewLargeDevices() throws {
+        var fixture = BatchFixture.make(seed: 36, fenceCount: 30, devices: 5, fixesPerDevice: 9_000)
+        // Sizes growing with the id (3,000 to 9,000 fixes), so the largest-first order is not
+        // the id order.
+        var kept: [String: Int] = [:]
+        fixture.rows = fixture.rows.filter { row in
+            let d = Int(row.device.dropFirst(4))!
+            kept[row.device, default: 0] += 1
+            return kept[row.device]! <= 3_000 + 1_500 * d
+        }
+        let set = try FenceSet(fixture.fences)
+        let expected = try Self.oneByOne(fixture, set: set, configuration: TrackerConfiguration())
+        let path = try BatchFixture.write(fixture.csv())
+        for threads in [1, 2, 3, 4] {
+            let (got, summary) = try runBatch(set, path: path, options: BatchOptions(threads: threads))
+            #expect(got == expected, "threads \(threads): \(firstDifference(got, expected))")
+            #expect(summary.devices == 5 && summary.processed == fixture.rows.count)
+        }
+    }
+
     /// Ids up to 16 bytes are looked up by their bytes as two words, longer ones (and ids so
     /// near the end of the input that two words cannot be loaded) by the interner alone: ids
     /// of every length from 1 to 40 bytes, in the last column, give the one-by-one output.
