@@ -143,6 +143,28 @@ struct EvaluateCLITests {
         #expect(r.stderr.lowercased().contains(message), "\(r.stderr)")
     }
 
+    /// Loading goes through `FenceSet.load` (validation once): every bad feature is listed
+    /// with the file and its index, and the command ends with status 2 before reading fixes.
+    @Test("a fence file with bad features exits 2 listing each one; a missing one names the file")
+    func badFences() throws {
+        let dir = try CLIRunner.temporaryDirectory()
+        let fixes = try write("device_id,timestamp,lat,lon\nd,1700000000000,40.75,-73.98\n", "x.csv", in: dir)
+        let bowtie = #"{"type":"Feature","properties":{"id":"bow"},"geometry":{"type":"Polygon","coordinates":[[[-73.99,40.74],[-73.97,40.76],[-73.97,40.74],[-73.99,40.76],[-73.99,40.74]]]}}"#
+        let noRadius = #"{"type":"Feature","properties":{"id":"dot"},"geometry":{"type":"Point","coordinates":[-73.98,40.75]}}"#
+        let good = #"{"type":"Feature","properties":{"id":"ok","radius":50},"geometry":{"type":"Point","coordinates":[-73.98,40.75]}}"#
+        let fences = try write(#"{"type":"FeatureCollection","features":[\#(good),\#(bowtie),\#(noRadius)]}"#, "bad.geojson", in: dir)
+        let r = try CLIRunner.run(["evaluate", "--fences", fences, "--fixes", fixes])
+        #expect(r.status == 2 && r.stdout.isEmpty, "\(r.stderr)")
+        #expect(r.stderr.contains("\(fences): 2 invalid feature(s)"), "\(r.stderr)")
+        let listed = r.stderr.split(separator: "\n").filter { $0.hasPrefix("\(fences): feature") }
+        #expect(listed.count == 2 && listed[0].contains("feature 1") && listed[1].contains("feature 2"), "\(r.stderr)")
+        // Repaired, the bow-tie loads; the point without a radius still does not.
+        let repaired = try CLIRunner.run(["evaluate", "--fences", fences, "--fixes", fixes, "--repair"])
+        #expect(repaired.status == 2 && repaired.stderr.contains("1 invalid feature(s)"), "\(repaired.stderr)")
+        let missing = try CLIRunner.run(["evaluate", "--fences", "/nonexistent/f.geojson", "--fixes", fixes])
+        #expect(missing.status == 2 && missing.stderr.contains("/nonexistent/f.geojson"), "\(missing.stderr)")
+    }
+
     @Test("missing fix file, header only")
     func inputs() throws {
         let dir = try CLIRunner.temporaryDirectory()

@@ -3,19 +3,49 @@ import GeofenceTestSupport
 import Testing
 @testable import GeofenceEngine
 
+extension EventLineFormatter {
+    /// The batch's append with the device fragment as an array (the tests' form).
+    func append(
+        type: GeofenceEvent.EventType, timestamp: Int64, device: [UInt8], slot: Int, latitude: Double,
+        longitude: Double, to out: inout [UInt8]
+    ) {
+        device.withUnsafeBufferPointer {
+            append(type: type, timestamp: timestamp, device: $0, slot: slot, latitude: latitude, longitude: longitude, to: &out)
+        }
+    }
+}
+
 @Suite("Event line formatter")
 struct EventLineFormatterTests {
+    /// The JSON number rule written out independently: an integer below 10^15 without a
+    /// fraction, anything else as Swift describes the double.
+    static func number(_ value: Double) -> String {
+        value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : "\(value)"
+    }
+
     /// The slow, obvious twin of ``EventLineFormatter/append``: the line built by string
-    /// interpolation from `String(Int64)` and ``JSONNumber/text(_:)``.
+    /// interpolation from `String(Int64)` and ``number(_:)``.
     static func expectedLine(
         _ type: GeofenceEvent.EventType, _ timestamp: Int64, device: String, fence: Fence, latitude: Double, longitude: Double
     ) -> String {
         var line = #"{"eventType":"\#(type.name)","timestamp":\#(String(timestamp)),"deviceId":\#(JSONWriter.quoted(device)),"#
-        line += #""geofenceId":\#(JSONWriter.quoted(fence.id)),"lat":\#(JSONNumber.text(latitude)),"lng":\#(JSONNumber.text(longitude)),"#
-        line += #""radius":\#(JSONNumber.text(fence.radius)),"#
+        line += #""geofenceId":\#(JSONWriter.quoted(fence.id)),"lat":\#(number(latitude)),"lng":\#(number(longitude)),"#
+        line += #""radius":\#(number(fence.radius)),"#
         if let level = fence.level { line += #""level":\#(level),"# }
         line += #""geofenceProperties":\#(JSONWriter.string(.object(fence.properties)))}"# + "\n"
         return line
+    }
+
+    @Test("JSON number text equals its independent twin", arguments: testSeeds(3))
+    func numberText(seed: UInt64) {
+        var rng = SplitMix64(seed: seed)
+        let fixed: [Double] = [0, -0.0, 1, -1, 1e15, -1e15, 999_999_999_999_999, 1e-7, 5e-324, .infinity, -.infinity, 40.8693766]
+        for k in 0..<5_000 {
+            let value = k < fixed.count ? fixed[k] : rng.chance(0.3) ? Double(rng.int(-1_000_000...1_000_000)) : Double(bitPattern: rng.next())
+            // NaN has no JSON form (JSONValue refuses it); its text is just "nan".
+            if value.isNaN { continue }
+            #expect(JSONNumber.text(value) == Self.number(value), "seed \(seed): \(value)")
+        }
     }
 
     @Test("lines equal the interpolated twin over random numbers")

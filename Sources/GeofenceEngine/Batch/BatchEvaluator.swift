@@ -95,14 +95,12 @@ public final class BatchEvaluator {
         while first < table.devices.count {
             var last = first
             var fixes = 0
-            while last < table.devices.count && (last == first || fixes < windowFixes) {
-                fixes += table.deviceStarts[last + 1] - table.deviceStarts[last]
-                last += 1
-            }
             // The workers meet at the end of each window: with few large devices in it (the
             // peers' 10M fixes make 7 of 10,000 fixes each), a count that is not a multiple of
-            // the threads leaves one idle for a device's time. Round the count up.
-            while last < table.devices.count && (last - first) % pool.threads != 0 {
+            // the threads leaves one idle for a device's time, so the count is rounded up.
+            while last < table.devices.count
+                && (last == first || fixes < windowFixes || (last - first) % pool.threads != 0)
+            {
                 fixes += table.deviceStarts[last + 1] - table.deviceStarts[last]
                 last += 1
             }

@@ -97,17 +97,14 @@ final class BatchWorker {
         }
         if !events.isEmpty {
             let device = EventLineFormatter.deviceFragment(deviceID)
-            var bytes = result.bytes
-            result.bytes = []
             device.withUnsafeBufferPointer { device in
                 for e in events {
                     result.eventsByType[Int(e.type.rawValue)] += 1
                     formatter.append(
                         type: e.type, timestamp: e.timestamp.milliseconds, device: device, slot: Int(e.slot),
-                        latitude: e.latitude, longitude: e.longitude, to: &bytes)
+                        latitude: e.latitude, longitude: e.longitude, to: &result.bytes)
                 }
             }
-            result.bytes = bytes
         }
         return result
     }
