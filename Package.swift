@@ -11,7 +11,8 @@ import PackageDescription
 //   geofence-bench   the benchmark executable (sources under Benchmarks/)
 let package = Package(
     name: "geofence-engine",
-    platforms: [.macOS(.v13)],
+    // macOS 15: the engine uses the standard library's Atomic and Mutex (Synchronization).
+    platforms: [.macOS(.v15)],
     products: [
         .library(name: "GeofenceEngine", targets: ["GeofenceEngine"]),
         .executable(name: "geofence", targets: ["geofence"]),
@@ -20,20 +21,27 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
+        // RealModule: sin, cos, atan2 … on Linux and macOS alike, without importing Glibc.
+        .package(url: "https://github.com/apple/swift-numerics", from: "1.0.0"),
     ],
     targets: [
         .systemLibrary(
             name: "CGEOS",
             pkgConfig: "geos",
-            providers: [.apt(["libgeos-dev"])]
+            providers: [.apt(["libgeos-dev", "libgeos++-dev"]), .brew(["geos"])]
         ),
         .target(
             name: "CGEOSShim",
             dependencies: ["CGEOS"],
             cxxSettings: [.define("USE_UNSTABLE_GEOS_CPP_API")],
-            linkerSettings: [.linkedLibrary("geos"), .linkedLibrary("stdc++")]
+            // GEOS's C++ library, and the C++ runtime each platform ships.
+            linkerSettings: [
+                .linkedLibrary("geos"),
+                .linkedLibrary("stdc++", .when(platforms: [.linux])),
+                .linkedLibrary("c++", .when(platforms: [.macOS])),
+            ]
         ),
-        .target(name: "GeofenceGeometry"),
+        .target(name: "GeofenceGeometry", dependencies: [.product(name: "RealModule", package: "swift-numerics")]),
         .target(
             name: "GeofenceGEOS",
             dependencies: ["CGEOS", "CGEOSShim", "GeofenceGeometry"]
@@ -44,6 +52,7 @@ let package = Package(
                 "GeofenceGeometry",
                 "GeofenceGEOS",
                 .product(name: "HeapModule", package: "swift-collections"),
+                .product(name: "RealModule", package: "swift-numerics"),
             ]
         ),
         .executableTarget(
@@ -59,6 +68,7 @@ let package = Package(
                 "GeofenceEngine",
                 "GeofenceGEOS",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "RealModule", package: "swift-numerics"),
             ],
             path: "Benchmarks/geofence-bench"
         ),

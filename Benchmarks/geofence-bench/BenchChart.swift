@@ -1,7 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#endif
-
+import RealModule
 /// An SVG line chart of throughput against fence count, both axes logarithmic, one line
 /// per method, so the scaling of each method is seen at a glance.
 enum BenchChart {
@@ -16,21 +13,21 @@ enum BenchChart {
         let width = 760.0, height = 460.0, left = 80.0, right = 230.0, top = 40.0, bottom = 60.0
         let all = series.flatMap(\.points).filter { $0.rate > 0 && $0.fences > 0 }
         guard !all.isEmpty else { return "<svg xmlns=\"http://www.w3.org/2000/svg\"/>" }
-        let xMin = floor(log10(all.map(\.fences).min()!)), xMax = max(xMin + 1, ceil(log10(all.map(\.fences).max()!)))
-        let yMin = floor(log10(all.map(\.rate).min()!)), yMax = max(yMin + 1, ceil(log10(all.map(\.rate).max()!)))
-        func x(_ v: Double) -> Double { left + (log10(v) - xMin) / (xMax - xMin) * (width - left - right) }
-        func y(_ v: Double) -> Double { top + (yMax - log10(v)) / (yMax - yMin) * (height - top - bottom) }
+        let xMin = Double.log10(all.map(\.fences).min()!).rounded(.down), xMax = max(xMin + 1, Double.log10(all.map(\.fences).max()!).rounded(.up))
+        let yMin = Double.log10(all.map(\.rate).min()!).rounded(.down), yMax = max(yMin + 1, Double.log10(all.map(\.rate).max()!).rounded(.up))
+        func x(_ v: Double) -> Double { left + (Double.log10(v) - xMin) / (xMax - xMin) * (width - left - right) }
+        func y(_ v: Double) -> Double { top + (yMax - Double.log10(v)) / (yMax - yMin) * (height - top - bottom) }
         var s = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"\(Int(width))\" height=\"\(Int(height))\" font-family=\"sans-serif\" font-size=\"12\">\n"
         s += "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
         s += "<text x=\"\(left)\" y=\"24\" font-size=\"15\">\(escape(title))</text>\n"
         // Grid and axis labels, one line per decade.
         for e in Int(xMin)...Int(xMax) {
-            let px = x(pow(10, Double(e)))
+            let px = x(Double.pow(10, Double(e)))
             s += "<line x1=\"\(px)\" y1=\"\(top)\" x2=\"\(px)\" y2=\"\(height - bottom)\" stroke=\"#ddd\"/>\n"
             s += "<text x=\"\(px)\" y=\"\(height - bottom + 18)\" text-anchor=\"middle\">\(label(e))</text>\n"
         }
         for e in Int(yMin)...Int(yMax) {
-            let py = y(pow(10, Double(e)))
+            let py = y(Double.pow(10, Double(e)))
             s += "<line x1=\"\(left)\" y1=\"\(py)\" x2=\"\(width - right)\" y2=\"\(py)\" stroke=\"#ddd\"/>\n"
             s += "<text x=\"\(left - 8)\" y=\"\(py + 4)\" text-anchor=\"end\">\(label(e))</text>\n"
         }

@@ -1,10 +1,6 @@
 import ArgumentParser
 import GeofenceEngine
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// `geofence-bench index`: R-tree build, point queries and nearest-10 against brute force.
 struct IndexBenchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -71,7 +67,7 @@ struct IndexBenchCommand: ParsableCommand {
                 RTreeBench.rate(nearest.tree), RTreeBench.rate(nearest.brute), RTreeBench.fixed(nearest.tree / nearest.brute, 0) + "x",
             ])
             print("n=\(n): checked \(point.checked) point queries and \(nearest.checked) nearest-10 queries against brute force: identical")
-            fflush(nil)
+            Platform.flushStandardStreams()
         }
         print("")
         print(RTreeBench.table(header: header, rows: rows))

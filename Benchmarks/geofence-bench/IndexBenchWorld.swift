@@ -1,9 +1,5 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import GeofenceEngine
+import RealModule
 
 /// SplitMix64, so every run of the benchmark builds the same fences and queries.
 struct IndexBenchRandom: RandomNumberGenerator {
@@ -46,7 +42,7 @@ enum IndexBenchWorld {
         out.reserveCapacity(count)
         for i in 0..<count {
             let c = point(&rng)
-            let size = 50 * pow(10, rng.unit())  // log-uniform 50…500 m
+            let size = 50 * Double.pow(10, rng.unit())  // log-uniform 50…500 m
             let id = "f\(i)"
             if i % 2 == 0 || circlesOnly {
                 out.append(Fence(id: id, shape: .circle(center: c, radius: size), featureIndex: i))
@@ -78,5 +74,5 @@ enum IndexBenchWorld {
         return MultiPolygon(polygons: [Polygon(exterior: Ring(closing: ring), holes: holes)])
     }
 
-    static func cosDegrees(_ x: Double) -> Double { cos(x * Sphere.degreesToRadians) }
+    static func cosDegrees(_ x: Double) -> Double { Double.cos(x * Sphere.degreesToRadians) }
 }

@@ -1,15 +1,9 @@
 import GeofenceEngine
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// Wall-clock and memory readings for the benchmark tables.
 enum Measure {
     /// Seconds from a monotonic clock.
     static func now() -> Double {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return Double(ts.tv_sec) + Double(ts.tv_nsec) * 1e-9
+        Platform.monotonicSeconds()
     }
 
     /// Seconds `body` took.
@@ -21,13 +15,12 @@ enum Measure {
 
     /// Peak resident set size of this process so far, in MiB.
     static func peakRSSMiB() -> Double {
-        Double(BatchEvaluator.peakResidentBytes()) / 1_048_576
+        Double(Platform.peakResidentBytes()) / 1_048_576
     }
 
     /// One-minute load average (the machines are shared: a high value explains slow runs).
     static func loadAverage() -> Double {
-        var loads = [Double](repeating: 0, count: 3)
-        return getloadavg(&loads, 3) > 0 ? loads[0] : .nan
+        Platform.loadAverage()
     }
 
     static func median(_ values: [Double]) -> Double {

@@ -1,9 +1,5 @@
 import GeofenceEngine
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// The synthetic world of `../shared/peers/gen.py`: fences as GeoJSON, fixes as
 /// little-endian f64 pairs (latitude, longitude) in time order.
 struct PeerWorld {

@@ -1,9 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// Timing and table formatting for the `index` and `replay` benchmark cases.
 enum RTreeBench {
     /// Monotonic clock, seconds.

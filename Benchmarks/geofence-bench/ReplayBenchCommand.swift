@@ -1,10 +1,6 @@
 import ArgumentParser
 import GeofenceEngine
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// `geofence-bench replay`: the registration planner replayed on recorded bus traces.
 struct ReplayBenchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -81,7 +77,7 @@ struct ReplayBenchCommand: ParsableCommand {
                 for miss in r.misses.prefix(3) {
                     examples.append("  \(m.rawValue) budget \(budget): \(miss.deviceID) at \(Timestamp(milliseconds: miss.timestamp)) entered \(miss.geofenceId) at \(miss.position)")
                 }
-                fflush(nil)
+                Platform.flushStandardStreams()
             }
         }
         print(RTreeBench.table(header: header, rows: rows))

@@ -66,7 +66,7 @@ struct SuiteCommand: ParsableCommand {
             }
             if evaluating, let folder = peersFolder { try evaluate(folder: folder, fences: f, report: &report) }
             print(report.records.suffix(8).map { "\($0.benchCase) \($0.method) F=\($0.fences) T=\($0.threads): \(RTreeBench.rate($0.rate))/s" }.joined(separator: "\n"))
-            fflush(nil)
+            Platform.flushStandardStreams()
         }
         if evaluating, FileManager.default.fileExists(atPath: austin + "/fences.geojson") {
             for t in Set([1, threads]).sorted() {

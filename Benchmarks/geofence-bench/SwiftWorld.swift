@@ -1,8 +1,5 @@
 import GeofenceEngine
-
-#if canImport(Glibc)
-import Glibc
-#endif
+import RealModule
 
 /// A seeded world generated in Swift, scalable to a million fences and a hundred million
 /// fixes: the fences of ``IndexBenchWorld`` and 1,000 devices on correlated random walks
@@ -22,14 +19,14 @@ enum SwiftWorld {
         var y = (0..<devices).map { _ in (rng.unit() * 2 - 1) * half }
         var heading = (0..<devices).map { _ in rng.unit() * 2 * Double.pi }
         let metresPerDegreeLat = Sphere.radius * Double.pi / 180
-        let metresPerDegreeLon = metresPerDegreeLat * cos(IndexBenchWorld.center.latitude * Double.pi / 180)
+        let metresPerDegreeLon = metresPerDegreeLat * Double.cos(IndexBenchWorld.center.latitude * Double.pi / 180)
         var out = [Double](repeating: 0, count: 2 * count)
         for i in 0..<count {
             let d = i % devices
             heading[d] += (rng.unit() - 0.5) * 0.6
             let step = 5 + rng.unit() * 10
-            x[d] += step * cos(heading[d])
-            y[d] += step * sin(heading[d])
+            x[d] += step * Double.cos(heading[d])
+            y[d] += step * Double.sin(heading[d])
             // Reflect at the edges of the square.
             if abs(x[d]) > half { x[d] = x[d].sign == .minus ? -2 * half - x[d] : 2 * half - x[d]; heading[d] = Double.pi - heading[d] }
             if abs(y[d]) > half { y[d] = y[d].sign == .minus ? -2 * half - y[d] : 2 * half - y[d]; heading[d] = -heading[d] }

@@ -1,9 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
+import RealModule
 extension BoundingBox {
     /// Great-circle distance in metres from a point to the nearest point of this box
     /// (0 when the point is inside), treating the box's sides as meridians and parallels.
@@ -30,7 +25,7 @@ extension BoundingBox {
         // Along a meridian the distance to a fixed point has one minimum, at the foot of the
         // perpendicular: clamp that latitude into the side's span.
         let latR = lat * Sphere.degreesToRadians
-        let cosDLon = cos(dLon)
+        let cosDLon = Double.cos(dLon)
         let d: Double
         if cosDLon <= 0 {
             // 90° or more away in longitude: distance along the side is monotonic towards a
@@ -39,7 +34,7 @@ extension BoundingBox {
                 Sphere.distance(point, Coordinate(latitude: minLatitude, longitude: sideLongitude)),
                 Sphere.distance(point, Coordinate(latitude: maxLatitude, longitude: sideLongitude)))
         } else {
-            let foot = atan(tan(latR) / cosDLon) * Sphere.radiansToDegrees
+            let foot = Double.atan(Double.tan(latR) / cosDLon) * Sphere.radiansToDegrees
             let footLat = Swift.max(minLatitude, Swift.min(maxLatitude, foot))
             d = Sphere.distance(point, Coordinate(latitude: footLat, longitude: sideLongitude))
         }

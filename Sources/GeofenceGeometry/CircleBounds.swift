@@ -1,9 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
+import RealModule
 /// Bounding boxes of a spherical cap (a circle fence, or any disc of a radius in metres).
 public enum CircleBounds {
     /// Slack added on every side, in degrees (about 0.1 mm), so that rounding in the box
@@ -27,8 +22,8 @@ public enum CircleBounds {
                 maxLongitude: 180, maxLatitude: Swift.min(90, maxLat))]
         }
         // Largest longitude offset of a cap of angular radius δ at latitude φ: asin(sin δ / cos φ).
-        let ratio = sin(angular) / cos(center.latitude * Sphere.degreesToRadians)
-        let dLon = ratio >= 1 ? 180 : asin(ratio) * Sphere.radiansToDegrees
+        let ratio = Double.sin(angular) / Double.cos(center.latitude * Sphere.degreesToRadians)
+        let dLon = ratio >= 1 ? 180 : Double.asin(ratio) * Sphere.radiansToDegrees
         let minLon = center.longitude - dLon - slack
         let maxLon = center.longitude + dLon + slack
         if dLon >= 180 || maxLon - minLon >= 360 {

@@ -1,9 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
+import RealModule
 /// An azimuthal equidistant projection centred on one coordinate, in metres.
 ///
 /// Distances and bearings from the centre are exact on the sphere; other distances are
@@ -21,8 +16,8 @@ public struct LocalProjection: Sendable {
         self.center = center
         lat0 = center.latitude * Sphere.degreesToRadians
         lon0 = center.longitude * Sphere.degreesToRadians
-        sinLat0 = sin(lat0)
-        cosLat0 = cos(lat0)
+        sinLat0 = Double.sin(lat0)
+        cosLat0 = Double.cos(lat0)
     }
 
     /// Projects a coordinate to (x east, y north) in metres.
@@ -32,13 +27,13 @@ public struct LocalProjection: Sendable {
     public func project(latitude: Double, longitude: Double) -> (x: Double, y: Double) {
         let lat = latitude * Sphere.degreesToRadians
         let dLon = longitude * Sphere.degreesToRadians - lon0
-        let sinLat = sin(lat), cosLat = cos(lat)
-        let cosDLon = cos(dLon)
+        let sinLat = Double.sin(lat), cosLat = Double.cos(lat)
+        let cosDLon = Double.cos(dLon)
         let cosC = Swift.max(-1, Swift.min(1, sinLat0 * sinLat + cosLat0 * cosLat * cosDLon))
-        let c = acos(cosC)
+        let c = Double.acos(cosC)
         // k = c / sin c, with its limit 1 at the centre.
-        let k = c < 1e-9 ? 1.0 : c / sin(c)
-        let x = Sphere.radius * k * cosLat * sin(dLon)
+        let k = c < 1e-9 ? 1.0 : c / Double.sin(c)
+        let x = Sphere.radius * k * cosLat * Double.sin(dLon)
         let y = Sphere.radius * k * (cosLat0 * sinLat - sinLat0 * cosLat * cosDLon)
         return (x, y)
     }
@@ -48,9 +43,9 @@ public struct LocalProjection: Sendable {
         let rho = (x * x + y * y).squareRoot()
         if rho < 1e-9 { return center }
         let c = rho / Sphere.radius
-        let sinC = sin(c), cosC = cos(c)
-        let lat = asin(Swift.max(-1, Swift.min(1, cosC * sinLat0 + y * sinC * cosLat0 / rho)))
-        let lon = lon0 + atan2(x * sinC, rho * cosLat0 * cosC - y * sinLat0 * sinC)
+        let sinC = Double.sin(c), cosC = Double.cos(c)
+        let lat = Double.asin(Swift.max(-1, Swift.min(1, cosC * sinLat0 + y * sinC * cosLat0 / rho)))
+        let lon = lon0 + Double.atan2(y: x * sinC, x: rho * cosLat0 * cosC - y * sinLat0 * sinC)
         return Coordinate(
             latitude: lat * Sphere.radiansToDegrees,
             longitude: Sphere.wrapLongitude(lon * Sphere.radiansToDegrees))

@@ -1,9 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
+import RealModule
 /// Great-circle maths on a sphere of the IUGG mean Earth radius.
 ///
 /// Containment of a circle fence is decided by ``haversineTerm(_:_:)`` against
@@ -27,8 +22,8 @@ public enum Sphere {
         latitude1 lat1: Double, longitude1 lon1: Double, cosLatitude1 cos1: Double,
         latitude2 lat2: Double, longitude2 lon2: Double, cosLatitude2 cos2: Double
     ) -> Double {
-        let sdp = sin(0.5 * (lat1 - lat2))
-        let sdl = sin(0.5 * (lon1 - lon2))
+        let sdp = Double.sin(0.5 * (lat1 - lat2))
+        let sdl = Double.sin(0.5 * (lon1 - lon2))
         return sdp * sdp + cos1 * cos2 * sdl * sdl
     }
 
@@ -66,15 +61,15 @@ public enum Sphere {
     public static func haversineTerm(_ a: Coordinate, _ b: Coordinate) -> Double {
         let lat1 = a.latitude * degreesToRadians, lat2 = b.latitude * degreesToRadians
         return haversineTerm(
-            latitude1: lat1, longitude1: a.longitude * degreesToRadians, cosLatitude1: cos(lat1),
-            latitude2: lat2, longitude2: b.longitude * degreesToRadians, cosLatitude2: cos(lat2))
+            latitude1: lat1, longitude1: a.longitude * degreesToRadians, cosLatitude1: Double.cos(lat1),
+            latitude2: lat2, longitude2: b.longitude * degreesToRadians, cosLatitude2: Double.cos(lat2))
     }
 
     /// `sin²(r / 2R)`: a point is within `radius` metres of a centre exactly when the
     /// haversine term between them is at most this value.
     @inlinable
     public static func capThreshold(radius: Double) -> Double {
-        let s = sin(radius / (2 * Self.radius))
+        let s = Double.sin(radius / (2 * Self.radius))
         return s * s
     }
 
@@ -90,7 +85,7 @@ public enum Sphere {
     /// Converts a haversine term into metres.
     @inlinable
     public static func distance(haversineTerm a: Double) -> Double {
-        2 * Self.radius * asin(Swift.min(1, a.squareRoot()))
+        2 * Self.radius * Double.asin(Swift.min(1, a.squareRoot()))
     }
 
     /// The point reached from `start` after `distance` metres on initial bearing
@@ -98,11 +93,11 @@ public enum Sphere {
     public static func destination(from start: Coordinate, distance: Double, bearing: Double) -> Coordinate {
         let delta = distance / Self.radius
         let lat1 = start.latitude * degreesToRadians, lon1 = start.longitude * degreesToRadians
-        let sinLat2 = sin(lat1) * cos(delta) + cos(lat1) * sin(delta) * cos(bearing)
-        let lat2 = asin(Swift.max(-1, Swift.min(1, sinLat2)))
-        let y = sin(bearing) * sin(delta) * cos(lat1)
-        let x = cos(delta) - sin(lat1) * sinLat2
-        let lon2 = lon1 + atan2(y, x)
+        let sinLat2 = Double.sin(lat1) * Double.cos(delta) + Double.cos(lat1) * Double.sin(delta) * Double.cos(bearing)
+        let lat2 = Double.asin(Swift.max(-1, Swift.min(1, sinLat2)))
+        let y = Double.sin(bearing) * Double.sin(delta) * Double.cos(lat1)
+        let x = Double.cos(delta) - Double.sin(lat1) * sinLat2
+        let lon2 = lon1 + Double.atan2(y: y, x: x)
         return Coordinate(latitude: lat2 * radiansToDegrees, longitude: wrapLongitude(lon2 * radiansToDegrees))
     }
 

@@ -1,10 +1,6 @@
 import ArgumentParser
 import GeofenceEngine
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// `geofence evaluate`: a fix CSV into events, on every core, deterministic, shardable.
 struct EvaluateCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -135,10 +131,9 @@ struct EvaluateCommand: ParsableCommand {
         if !quiet { FileHandleText.standardError(result.line + "\n") }
     }
 
-    static var coreCount: Int { max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))) }
+    static var coreCount: Int { Platform.coreCount }
 
     static func fileSize(_ path: String) -> Int {
-        var st = stat()
-        return stat(path, &st) == 0 ? Int(st.st_size) : 0
+        Platform.status(atPath: path)?.size ?? 0
     }
 }

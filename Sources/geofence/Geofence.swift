@@ -1,10 +1,6 @@
 import ArgumentParser
 import GeofenceEngine
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// The `geofence` command-line tool.
 ///
 /// Exit status: 0 success; 1 when `validate` finds a problem that remains; 2 for bad
@@ -26,18 +22,18 @@ struct Geofence: ParsableCommand {
             try command.run()
         } catch let failure as CLIError {
             FileHandleText.standardError("geofence: \(failure.message)\n")
-            Glibc.exit(failure.exitStatus)
+            Platform.exit(failure.exitStatus)
         } catch let code as ExitCode {
-            Glibc.exit(code.rawValue)
+            Platform.exit(code.rawValue)
         } catch {
             let status = exitCode(for: error)
             if status == .success {
                 FileHandleText.standardOutput(fullMessage(for: error) + "\n")
-                Glibc.exit(0)
+                Platform.exit(0)
             }
             // Argument errors (ArgumentParser would use 64): the tool's contract is status 2.
             FileHandleText.standardError(fullMessage(for: error) + "\n")
-            Glibc.exit(2)
+            Platform.exit(2)
         }
     }
 }
@@ -70,13 +66,6 @@ enum FileHandleText {
     static func standardError(_ text: String) { write(2, text) }
     static func standardOutput(_ text: String) { write(1, text) }
     private static func write(_ fd: Int32, _ text: String) {
-        var bytes = Array(text.utf8)
-        var offset = 0
-        while offset < bytes.count {
-            let n = bytes.withUnsafeMutableBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
-            if n <= 0 { return }
-            offset += n
-        }
-        bytes.removeAll()
+        _ = Platform.writeAll(fd, Array(text.utf8))
     }
 }

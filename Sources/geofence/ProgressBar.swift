@@ -1,6 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#endif
+import GeofenceEngine
 
 /// A one-line progress bar on standard error: rows, rows/s, elapsed, ETA.
 ///
@@ -14,7 +12,7 @@ final class ProgressBar {
     private var drew = false
 
     init(totalBytes: Int, quiet: Bool) {
-        enabled = !quiet && isatty(2) == 1
+        enabled = !quiet && Platform.isTerminal(2)
         self.totalBytes = max(1, totalBytes)
         start = Self.now()
     }
@@ -43,9 +41,7 @@ final class ProgressBar {
     }
 
     static func now() -> Double {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return Double(ts.tv_sec) + Double(ts.tv_nsec) * 1e-9
+        Platform.monotonicSeconds()
     }
 
     static func percent(_ f: Double) -> String { "\(Int((f * 100).rounded(.down)))%" }

@@ -3,9 +3,6 @@ import GeofenceEngine
 import GeofenceTestSupport
 import Testing
 
-#if canImport(Glibc)
-import Glibc
-#endif
 
 @Suite("Fix parsing")
 struct FixParsingTests {

@@ -1,3 +1,4 @@
+import Foundation
 import GeofenceGEOS
 import GeofenceGeometry
 import GeofenceTestSupport
@@ -96,8 +97,5 @@ struct GEOSTests {
     }
 }
 
-#if canImport(Glibc)
-import Glibc
-func _cos(_ x: Double) -> Double { Glibc.cos(x) }
-func _sin(_ x: Double) -> Double { Glibc.sin(x) }
-#endif
+func _cos(_ x: Double) -> Double { Foundation.cos(x) }
+func _sin(_ x: Double) -> Double { Foundation.sin(x) }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// A seeded, reproducible random generator (SplitMix64) for randomized tests.
 ///
 /// Every randomized test builds one from a seed and puts that seed in its failure messages,
@@ -42,13 +44,4 @@ public func testSeeds(_ count: Int, base: UInt64 = 0x5EED) -> [UInt64] {
     return (0..<UInt64(count)).map { base &+ $0 &* 7919 }
 }
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
-func getenvString(_ name: String) -> String? {
-    guard let value = getenv(name) else { return nil }
-    return String(cString: value)
-}
+func getenvString(_ name: String) -> String? { ProcessInfo.processInfo.environment[name] }

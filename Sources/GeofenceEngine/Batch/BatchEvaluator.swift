@@ -1,9 +1,5 @@
 import GeofenceGEOS
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// Turns a fix CSV into events: the main job (`geofence evaluate`, semantics §8).
 ///
 /// Rows are parsed on every worker thread; each device's fixes go through its own
@@ -199,23 +195,10 @@ public final class BatchEvaluator {
         }
     }
 
-    /// This process's peak resident set size: `VmHWM` of /proc/self/status (getrusage's
-    /// `ru_maxrss` would carry over the parent's peak across fork and exec), else 0.
-    public static func peakResidentBytes() -> Int {
-        guard let bytes = try? FileBytes.read("/proc/self/status") else { return 0 }
-        let text = String(decoding: bytes, as: UTF8.self)
-        for line in text.split(separator: "\n") where line.hasPrefix("VmHWM:") {
-            let digits = line.filter { $0.isNumber }
-            return (Int(digits) ?? 0) * 1024  // the kernel reports kB
-        }
-        return 0
-    }
+    /// This process's peak resident set size in bytes (see ``Platform/peakResidentBytes()``).
+    public static func peakResidentBytes() -> Int { Platform.peakResidentBytes() }
 
-    static func now() -> Double {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return Double(ts.tv_sec) + Double(ts.tv_nsec) * 1e-9
-    }
+    static func now() -> Double { Platform.monotonicSeconds() }
 }
 
 /// A device's fixes read through the grouped table.

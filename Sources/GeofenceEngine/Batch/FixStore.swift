@@ -1,9 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// Accepted fixes by *slot*: time and position (24 bytes), accuracy and level (8 bytes, only
 /// when the file has either column) and a 4-byte device index, in address space reserved up
 /// front and paid for (resident) only where rows are written.
@@ -172,11 +166,10 @@ struct ReservedMemory<Element>: @unchecked Sendable {
     init?(count: Int) {
         self.count = count
         let bytes = Swift.max(1, count) * MemoryLayout<Element>.stride
-        let p = mmap(nil, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0)
-        if let p, p != UnsafeMutableRawPointer(bitPattern: -1) {
+        if let p = Platform.reserveAnonymous(bytes: bytes) {
             base = p.bindMemory(to: Element.self, capacity: count)
             mapped = true
-        } else if let p = malloc(bytes) {  // nil when refused (Swift's allocate would trap)
+        } else if let p = Platform.allocate(bytes: bytes) {  // nil when refused (Swift's allocate would trap)
             base = p.bindMemory(to: Element.self, capacity: count)
             mapped = false
         } else {
@@ -188,19 +181,19 @@ struct ReservedMemory<Element>: @unchecked Sendable {
     /// are lost, and the memory reads as zeros again).
     func discard(from: Int, to: Int) {
         guard mapped, to > from else { return }
-        let page = Int(sysconf(Int32(_SC_PAGESIZE)))
+        let page = Platform.pageSize
         let start = UnsafeMutableRawPointer(base + from), end = UnsafeMutableRawPointer(base + to)
         let first = (Int(bitPattern: start) + page - 1) / page * page
         let last = Int(bitPattern: end) / page * page
-        if last > first { madvise(UnsafeMutableRawPointer(bitPattern: first), last - first, MADV_DONTNEED) }
+        if last > first { Platform.adviseDontNeed(UnsafeRawPointer(bitPattern: first)!, size: last - first) }
     }
 
     /// Gives the memory back (elements are trivial: nothing to deinitialise).
     func release() {
         if mapped {
-            munmap(UnsafeMutableRawPointer(base), Swift.max(1, count) * MemoryLayout<Element>.stride)
+            Platform.unmap(UnsafeRawPointer(base), size: Swift.max(1, count) * MemoryLayout<Element>.stride)
         } else {
-            free(UnsafeMutableRawPointer(base))
+            Platform.free(UnsafeMutableRawPointer(base))
         }
     }
 }

@@ -95,8 +95,7 @@ extension ParsedSlice {
             if let simpleEnd {
                 lineEnd = simpleEnd
             } else {
-                let found = memchr(p + lineStart, 0x0A, end - lineStart)
-                lineEnd = found.map { UnsafePointer($0.assumingMemoryBound(to: UInt8.self)) - p } ?? end
+                lineEnd = Platform.firstLineBreak(in: p, from: lineStart, to: end)
             }
             defer {
                 lineStart = lineEnd + 1
@@ -119,7 +118,7 @@ extension ParsedSlice {
             }
             var hash: UInt64 = 0
             let sameAsLast = failure == nil && !row.deviceQuoted && haveLast && idEnd - idStart == lastEnd - lastStart
-                && memcmp(p + idStart, p + lastStart, idEnd - idStart) == 0
+                && Platform.bytesEqual(p + idStart, p + lastStart, count: idEnd - idStart)
             if sameAsLast {
                 hash = lastHash
             } else if failure == nil || (row.deviceEnd > row.deviceStart && row.deviceEnd <= lineEnd) {
@@ -176,8 +175,3 @@ extension ParsedSlice {
     }
 }
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif

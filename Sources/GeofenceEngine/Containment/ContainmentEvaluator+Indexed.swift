@@ -1,10 +1,6 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import GeofenceGEOS
 import GeofenceGeometry
+import RealModule
 
 extension ContainmentEvaluator {
     /// Clears `result` and fills it with the slots of every fence containing the point on
@@ -68,7 +64,7 @@ extension ContainmentEvaluator {
             let circle = hot.circles[position]
             let inside: Bool
             if circle.w >= 0 {
-                if cosLat.isNaN { cosLat = cos(latR) }
+                if cosLat.isNaN { cosLat = Double.cos(latR) }
                 inside = Sphere.haversineTermIsAtMost(
                     circle.w, latitude1: latR, longitude1: lonR, cosLatitude1: cosLat,
                     latitude2: circle.x, longitude2: circle.y, cosLatitude2: circle.z)
@@ -172,9 +168,9 @@ extension ContainmentEvaluator {
         let band = BoundingBox(minLongitude: -180, minLatitude: minLat, maxLongitude: 180, maxLatitude: maxLat)
         // Over a pole, or wider than a hemisphere: every longitude.
         if maxLat >= 90 || minLat <= -90 || angular >= .pi / 2 { return (band, .empty) }
-        let ratio = sin(angular) / cos(center.latitude * Sphere.degreesToRadians)
+        let ratio = Double.sin(angular) / Double.cos(center.latitude * Sphere.degreesToRadians)
         guard ratio < 1 else { return (band, .empty) }
-        let dLon = asin(ratio) * Sphere.radiansToDegrees + CircleBounds.slack
+        let dLon = Double.asin(ratio) * Sphere.radiansToDegrees + CircleBounds.slack
         let minLon = center.longitude - dLon, maxLon = center.longitude + dLon
         if maxLon - minLon >= 360 { return (band, .empty) }
         func box(_ a: Double, _ b: Double) -> BoundingBox {

@@ -1,10 +1,6 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import GeofenceGEOS
 import GeofenceGeometry
+import RealModule
 
 /// Answers "which fences contain this point" exactly, for one thread.
 ///
@@ -53,7 +49,7 @@ public final class ContainmentEvaluator {
         if fenceSet.kinds[slot] == FenceSet.circleKind {
             let latR = latitude * Sphere.degreesToRadians
             let a = Sphere.haversineTerm(
-                latitude1: latR, longitude1: longitude * Sphere.degreesToRadians, cosLatitude1: cos(latR),
+                latitude1: latR, longitude1: longitude * Sphere.degreesToRadians, cosLatitude1: Double.cos(latR),
                 latitude2: fenceSet.circleLatitude[slot], longitude2: fenceSet.circleLongitude[slot],
                 cosLatitude2: fenceSet.circleCosLatitude[slot])
             return a <= fenceSet.circleThreshold[slot]

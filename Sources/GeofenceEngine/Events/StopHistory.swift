@@ -1,9 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
+import RealModule
 /// The recent fixes of a device's open visits, to tell when it is *stopped* (semantics §5):
 /// for some earlier fix *f* of the visit, *f* and every fix after it lie within `stopRadius`
 /// of their mean position, and at least `stopSeconds` have passed since *f*.
@@ -33,10 +28,10 @@ struct StopHistory: Sendable {
             self.latitude = latitude
             self.longitude = longitude
             let phi = latitude * Sphere.degreesToRadians, lambda = longitude * Sphere.degreesToRadians
-            let c = cos(phi)
-            x = c * cos(lambda)
-            y = c * sin(lambda)
-            z = sin(phi)
+            let c = Double.cos(phi)
+            x = c * Double.cos(lambda)
+            y = c * Double.sin(lambda)
+            z = Double.sin(phi)
         }
 
         @inline(__always)

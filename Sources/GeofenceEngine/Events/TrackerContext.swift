@@ -1,4 +1,5 @@
 import GeofenceGEOS
+import RealModule
 
 /// What every tracker of one fence set and one configuration shares: the fences, the
 /// configuration, and per-fence numbers worked out once (thresholds, dwell times).
@@ -68,8 +69,8 @@ public final class TrackerContext: Sendable {
         presenceMilliseconds = configuration.presenceInterval.map(TrackerConfiguration.milliseconds)
         stopMilliseconds = TrackerConfiguration.milliseconds(configuration.stopSeconds)
         membershipTTLMilliseconds = configuration.membershipTTL.map(TrackerConfiguration.milliseconds)
-        stopChord = 2 * _sin(configuration.stopRadius / (2 * Sphere.radius))
-        stopPruneChord = 2 * _sin(Swift.min(configuration.stopRadius / Sphere.radius, Double.pi / 2))
+        stopChord = 2 * Double.sin(configuration.stopRadius / (2 * Sphere.radius))
+        stopPruneChord = 2 * Double.sin(Swift.min(configuration.stopRadius / Sphere.radius, Double.pi / 2))
     }
 
     /// True when the fence in `slot` takes part for a fix on `level` (semantics §2, with the
@@ -152,10 +153,3 @@ public final class TrackerContext: Sendable {
     }
 }
 
-#if canImport(Glibc)
-import Glibc
-@inline(__always) func _sin(_ x: Double) -> Double { Glibc.sin(x) }
-#elseif canImport(Darwin)
-import Darwin
-@inline(__always) func _sin(_ x: Double) -> Double { Darwin.sin(x) }
-#endif

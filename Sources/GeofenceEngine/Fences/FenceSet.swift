@@ -1,5 +1,6 @@
 import GeofenceGEOS
 import GeofenceGeometry
+import RealModule
 
 /// An immutable, validated set of fences, shared freely between threads.
 ///
@@ -85,7 +86,7 @@ public final class FenceSet: Sendable {
                 kinds.append(Self.circleKind)
                 lat.append(latR)
                 lon.append(center.longitude * Sphere.degreesToRadians)
-                cosLat.append(_cos(latR))
+                cosLat.append(Double.cos(latR))
                 threshold.append(Sphere.capThreshold(radius: radius))
             case .polygon:
                 kinds.append(Self.polygonKind)
@@ -166,10 +167,3 @@ public struct ContainmentOptions: Hashable, Sendable {
     }
 }
 
-#if canImport(Glibc)
-import Glibc
-@inline(__always) func _cos(_ x: Double) -> Double { Glibc.cos(x) }
-#elseif canImport(Darwin)
-import Darwin
-@inline(__always) func _cos(_ x: Double) -> Double { Darwin.cos(x) }
-#endif

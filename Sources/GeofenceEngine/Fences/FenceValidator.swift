@@ -1,10 +1,6 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import GeofenceGEOS
 import GeofenceGeometry
+import RealModule
 
 /// Checks what the GeoJSON decoder cannot: polygon validity (GEOS), duplicate ids; repairs
 /// invalid polygons with GEOS MakeValid when asked; computes each polygon's minimum
@@ -47,7 +43,7 @@ public enum FenceValidator {
         let results = DisjointSlots<[Checked]?>(repeating: nil, count: chunkCount)
         let failures = DisjointSlots<GEOSError?>(repeating: nil, count: chunkCount)
         let input = SharedFences(fences: fences, candidates: candidates)
-        let threads = Swift.max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
+        let threads = Platform.coreCount
         ParallelWorkers.run(count: chunkCount, threads: threads) { chunk, _ in
             let range = (input.candidates.count * chunk / chunkCount)..<(input.candidates.count * (chunk + 1) / chunkCount)
             do throws(GEOSError) {
@@ -143,15 +139,15 @@ public enum FenceValidator {
             for i in 0..<ring.count {
                 let c = ring[i]
                 let lat = c.latitude * Sphere.degreesToRadians, lon = c.longitude * Sphere.degreesToRadians
-                sx += cos(lat) * cos(lon); sy += cos(lat) * sin(lon); sz += sin(lat)
+                sx += Double.cos(lat) * Double.cos(lon); sy += Double.cos(lat) * Double.sin(lon); sz += Double.sin(lat)
             }
         }
         let norm = (sx * sx + sy * sy + sz * sz).squareRoot()
         let mean = norm < 1e-12
             ? exteriors[0][0]
             : Coordinate(
-                latitude: asin(max(-1, min(1, sz / norm))) * Sphere.radiansToDegrees,
-                longitude: atan2(sy, sx) * Sphere.radiansToDegrees)
+                latitude: Double.asin(max(-1, min(1, sz / norm))) * Sphere.radiansToDegrees,
+                longitude: Double.atan2(y: sy, x: sx) * Sphere.radiansToDegrees)
         let projection = LocalProjection(center: mean)
         var points: [(x: Double, y: Double)] = []
         for ring in exteriors {

@@ -1,9 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// Correctly rounded decimal-to-double conversion for CSV fields, fast for the usual case.
 ///
 /// Fields whose digits form an integer below 2^53 with a decimal exponent within ±22 (every
@@ -155,10 +149,8 @@ public enum DecimalParser {
         return withUnsafeTemporaryAllocation(of: CChar.self, capacity: n + 1) { buffer -> Double? in
             for k in 0..<n { buffer[k] = CChar(bitPattern: p[start + k]) }
             buffer[n] = 0
-            var endPointer: UnsafeMutablePointer<CChar>? = nil
-            let v = strtod(buffer.baseAddress!, &endPointer)
-            guard let endPointer, endPointer - buffer.baseAddress! == n else { return nil }
-            return v
+            let parsed = Platform.parseDouble(buffer.baseAddress!)
+            return parsed.consumed == n ? parsed.value : nil
         }
     }
 

@@ -1,9 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// Reads a text file in large blocks that each end on a line break, so lines can be parsed
 /// in place (and a block split between threads) without copying.
 ///
@@ -28,22 +22,20 @@ public final class LineBlockReader {
     /// Opens the file. - Throws: ``FileReadError`` naming the file and the reason.
     public init(path: String, blockSize: Int = 8 << 20) throws(FileReadError) {
         self.path = path
-        fd = open(path, O_RDONLY)
+        fd = Platform.openForReading(path)
         guard fd >= 0 else { throw FileReadError(path: path, reason: FileBytes.errnoText("cannot open")) }
-        var st = stat()
-        if fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFDIR {
-            close(fd)
+        let status = Platform.status(of: fd)
+        if status?.kind == .directory {
+            Platform.close(fd)
             throw FileReadError(path: path, reason: "is a directory, not a file")
         }
-        fileSize = (st.st_mode & S_IFMT) == S_IFREG ? Int(st.st_size) : nil
+        fileSize = status?.kind == .regular ? status?.size : nil
         self.blockSize = max(blockSize, 64)
-        if let size = fileSize, size > 0,
-            let p = mmap(nil, size, PROT_READ, MAP_PRIVATE, fd, 0), p != UnsafeMutableRawPointer(bitPattern: -1)
-        {
+        if let size = fileSize, let mapped = Platform.mapReadOnly(fd, size: size) {
             // A regular file is read through a mapping: blocks are views of the page cache,
             // with no copy (read(2) copying the file was a tenth of a whole batch run).
-            madvise(p, size, MADV_SEQUENTIAL)
-            mapping = UnsafeRawBufferPointer(start: p, count: size)
+            Platform.adviseSequential(mapped.baseAddress!, size: size)
+            mapping = mapped
             buffer = .allocate(byteCount: 64, alignment: 16)
         } else {
             mapping = nil
@@ -52,8 +44,8 @@ public final class LineBlockReader {
     }
 
     deinit {
-        if let mapping { munmap(UnsafeMutableRawPointer(mutating: mapping.baseAddress!), mapping.count) }
-        close(fd)
+        if let mapping { Platform.unmap(mapping.baseAddress!, size: mapping.count) }
+        Platform.close(fd)
         buffer.deallocate()
     }
 
@@ -65,15 +57,14 @@ public final class LineBlockReader {
         if let mapping { return nextMappedBlock(mapping) }
         // Move the carried partial line to the front.
         if carry > 0 && lastBlockEnd > 0 {
-            memmove(buffer.baseAddress!, buffer.baseAddress! + lastBlockEnd, carry)
+            buffer.baseAddress!.copyMemory(from: buffer.baseAddress! + lastBlockEnd, byteCount: carry)  // may overlap
         }
         lastBlockEnd = 0
         var filled = carry
         while true {
             if !atEOF && filled < buffer.count {
-                let n = Glibc.read(fd, buffer.baseAddress! + filled, buffer.count - filled)
+                let n = Platform.read(fd, into: buffer.baseAddress! + filled, count: buffer.count - filled)
                 if n < 0 {
-                    if errno == EINTR { continue }
                     throw FileReadError(path: path, reason: FileBytes.errnoText("read failed"))
                 }
                 if n == 0 { atEOF = true } else { filled += n; bytesRead += n; continue }
@@ -114,10 +105,10 @@ public final class LineBlockReader {
     private func nextMappedBlock(_ mapping: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer? {
         let start = mappedOffset
         guard start < mapping.count else { return nil }
-        let page = Int(sysconf(Int32(_SC_PAGESIZE)))
+        let page = Platform.pageSize
         if lastBlockEnd > 0 {
             let dropEnd = lastBlockEnd / page * page
-            if dropEnd > 0 { madvise(UnsafeMutableRawPointer(mutating: mapping.baseAddress!), dropEnd, MADV_DONTNEED) }
+            if dropEnd > 0 { Platform.adviseDontNeed(mapping.baseAddress!, size: dropEnd) }
         }
         lastBlockEnd = start
         let base = mapping.baseAddress!.assumingMemoryBound(to: UInt8.self)

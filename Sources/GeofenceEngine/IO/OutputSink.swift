@@ -1,9 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// A buffered byte writer to standard output, standard error or a file.
 ///
 /// Not `Sendable`: one writer per thread (workers format into their own byte arrays and one
@@ -31,14 +25,14 @@ public final class OutputSink {
     /// Creates (or truncates) the file at `path`.
     /// - Throws: ``FileReadError`` naming the file and why it cannot be written.
     public convenience init(path: String) throws(FileReadError) {
-        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        let fd = Platform.createTruncating(path)
         guard fd >= 0 else { throw FileReadError(path: path, reason: FileBytes.errnoText("cannot create")) }
         self.init(fd: fd, name: path, owns: true)
     }
 
     deinit {
         try? flush()
-        if ownsDescriptor { close(fd) }
+        if ownsDescriptor { Platform.close(fd) }
     }
 
     /// Appends bytes; writes them out once a megabyte has gathered.
@@ -56,20 +50,14 @@ public final class OutputSink {
 
     /// Writes out everything buffered.
     public func flush() throws(FileReadError) {
-        var offset = 0
-        while offset < buffer.count {
-            let n = buffer.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                let reason = FileBytes.errnoText("write failed")
-                buffer.removeAll(keepingCapacity: true)
-                throw FileReadError(path: name, reason: reason)
-            }
-            offset += n
+        if !Platform.writeAll(fd, buffer) {
+            let reason = FileBytes.errnoText("write failed")
+            buffer.removeAll(keepingCapacity: true)
+            throw FileReadError(path: name, reason: reason)
         }
         buffer.removeAll(keepingCapacity: true)
     }
 
     /// True when the descriptor is a terminal (progress bars only draw on one).
-    public var isTerminal: Bool { isatty(fd) == 1 }
+    public var isTerminal: Bool { Platform.isTerminal(fd) }
 }

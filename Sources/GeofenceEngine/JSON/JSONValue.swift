@@ -1,9 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// A JSON value that keeps what it read: numbers as their literal text and object members
 /// in file order, so fence properties pass through to events untouched.
 public enum JSONValue: Hashable, Sendable {
@@ -123,10 +117,8 @@ public enum JSONNumber {
         return withUnsafeTemporaryAllocation(of: CChar.self, capacity: bytes.count + 1) { buffer -> Double? in
             for (i, b) in bytes.enumerated() { buffer[i] = CChar(bitPattern: b) }
             buffer[bytes.count] = 0
-            var end: UnsafeMutablePointer<CChar>? = nil
-            let value = strtod(buffer.baseAddress!, &end)
-            guard let end, end - buffer.baseAddress! == bytes.count else { return nil }
-            return value
+            let parsed = Platform.parseDouble(buffer.baseAddress!)
+            return parsed.consumed == bytes.count ? parsed.value : nil
         }
     }
 

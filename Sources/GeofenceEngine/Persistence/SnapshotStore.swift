@@ -1,11 +1,5 @@
 import Foundation
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// Writes snapshots atomically and reads them back with clear errors.
 ///
 /// File format: one header line of JSON —
@@ -31,7 +25,7 @@ public enum SnapshotStore {
     }
 
     /// The temporary file a write of this process uses for `path`.
-    public static func temporaryPath(for path: String) -> String { "\(path).tmp-\(getpid())" }
+    public static func temporaryPath(for path: String) -> String { "\(path).tmp-\(Platform.processID)" }
 
     /// Writes `snapshot` to `path` atomically.
     /// - Throws: ``SnapshotError`` (`io`) naming the file and the failing step.
@@ -43,7 +37,7 @@ public enum SnapshotStore {
     /// bytes of the temporary file, leaving it behind, and throw.
     static func write<S: VersionedSnapshot>(_ snapshot: S, to path: String, crashAfterBytes: Int?) throws(SnapshotError) {
         func fail(_ what: String) -> SnapshotError {
-            SnapshotError(path: path, problem: .io("\(what): \(String(cString: strerror(errno)))"))
+            SnapshotError(path: path, problem: .io(Platform.errorText(what)))
         }
         let payload: [UInt8]
         do {
@@ -57,44 +51,33 @@ public enum SnapshotStore {
             + "\"bytes\":\(payload.count),\"fnv1a64\":\"\(hex(fnv1a64(payload[...])))\"}\n"
         let bytes = Array(header.utf8) + payload + [0x0A]
         let temporary = temporaryPath(for: path)
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        let fd = Platform.createTruncating(temporary)
         guard fd >= 0 else { throw fail("cannot create \(temporary)") }
         let limit = crashAfterBytes.map { Swift.min($0, bytes.count) } ?? bytes.count
-        var offset = 0
-        while offset < limit {
-            let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, limit - offset) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                let error = fail("cannot write \(temporary)")
-                close(fd)
-                unlink(temporary)
-                throw error
-            }
-            offset += n
-        }
-        if crashAfterBytes != nil {
-            close(fd)
-            throw SnapshotError(path: path, problem: .io("simulated crash after \(limit) bytes"))
-        }
-        guard fsync(fd) == 0 else {
-            let error = fail("cannot flush \(temporary)")
-            close(fd)
-            unlink(temporary)
+        guard bytes.withUnsafeBytes({ Platform.writeAll(fd, UnsafeRawBufferPointer(rebasing: $0[0..<limit])) }) else {
+            let error = fail("cannot write \(temporary)")
+            Platform.close(fd)
+            Platform.remove(temporary)
             throw error
         }
-        close(fd)
-        guard rename(temporary, path) == 0 else {
+        if crashAfterBytes != nil {
+            Platform.close(fd)
+            throw SnapshotError(path: path, problem: .io("simulated crash after \(limit) bytes"))
+        }
+        guard Platform.synchronize(fd) else {
+            let error = fail("cannot flush \(temporary)")
+            Platform.close(fd)
+            Platform.remove(temporary)
+            throw error
+        }
+        Platform.close(fd)
+        guard Platform.rename(temporary, to: path) else {
             let error = fail("cannot rename \(temporary) to \(path)")
-            unlink(temporary)
+            Platform.remove(temporary)
             throw error
         }
         // Make the rename itself durable.
-        let directory = (path as NSString).deletingLastPathComponent
-        let dirFD = open(directory.isEmpty ? "." : directory, O_RDONLY)
-        if dirFD >= 0 {
-            _ = fsync(dirFD)
-            close(dirFD)
-        }
+        Platform.synchronizeDirectory((path as NSString).deletingLastPathComponent)
     }
 
     /// Reads a snapshot of type `S` from `path`.

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import Foundation
 import GeofenceTestSupport
 
 /// The index tests' name for the shared seeded generator.

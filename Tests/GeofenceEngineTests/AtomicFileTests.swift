@@ -1,0 +1,66 @@
+import Foundation
+@testable import GeofenceEngine
+import Testing
+
+@Suite("Atomic file writer")
+struct AtomicFileTests {
+    /// A fresh folder under the system's temporary folder, removed by `body`'s caller.
+    static func withFolder(_ body: (String) throws -> Void) throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("geofence-atomic-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try body(folder)
+    }
+
+    static func contents(_ path: String) -> String? {
+        FileManager.default.contents(atPath: path).map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    @Test("the file appears only on commit; the old one stays until then")
+    func commitReplaces() throws {
+        try Self.withFolder { folder in
+            let path = folder + "/out.txt"
+            try "old\n".write(toFile: path, atomically: false, encoding: .utf8)
+            let writer = try AtomicFileWriter(path: path)
+            try writer.write(Array("new\n".utf8))
+            #expect(Self.contents(path) == "old\n")
+            #expect(FileManager.default.fileExists(atPath: writer.temporaryPath))
+            try writer.commit()
+            #expect(Self.contents(path) == "new\n")
+            #expect(!FileManager.default.fileExists(atPath: writer.temporaryPath))
+            #expect(try FileManager.default.contentsOfDirectory(atPath: folder) == ["out.txt"])
+        }
+    }
+
+    @Test("abandoning, or dropping without commit, leaves the old file and no temporary file")
+    func abandonKeepsOld() throws {
+        try Self.withFolder { folder in
+            let path = folder + "/out.txt"
+            try "old\n".write(toFile: path, atomically: false, encoding: .utf8)
+            do {
+                let writer = try AtomicFileWriter(path: path)
+                try writer.write(Array(repeating: 0x41, count: 3 << 20))  // past the flush threshold
+                #expect(writer.temporaryPath.hasPrefix(AtomicFileWriter.temporaryPrefix(for: path)))
+            }
+            let explicit = try AtomicFileWriter(path: path)
+            try explicit.write(Array("x".utf8))
+            explicit.abandon()
+            #expect(Self.contents(path) == "old\n")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: folder) == ["out.txt"])
+        }
+    }
+
+    @Test("writers to one path get distinct temporary files")
+    func uniqueTemporaryNames() throws {
+        try Self.withFolder { folder in
+            let writers = try (0..<8).map { _ in try AtomicFileWriter(path: folder + "/same") }
+            #expect(Set(writers.map(\.temporaryPath)).count == 8)
+            for w in writers { w.abandon() }
+        }
+    }
+
+    @Test("a folder that cannot take the file is an error naming the path")
+    func missingFolder() {
+        #expect(throws: FileReadError.self) { try AtomicFileWriter(path: "/nonexistent-geofence-folder/out") }
+    }
+}
