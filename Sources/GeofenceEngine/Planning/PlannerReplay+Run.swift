@@ -17,10 +17,10 @@ extension PlannerReplay {
     /// - Complexity: one plan per re-plan (see ``RegistrationPlanner``), plus for the
     ///   continuous model O(path length / 100 m) distance evaluations and a bisection per
     ///   entrance.
-    public static func run(
+    package static func run(
         tracks: [ReplayTrack], model: ReplayModel, planner: RegistrationPlanner,
         evaluator: ContainmentEvaluator, filter: NearestFilter = NearestFilter()
-    ) throws(RegistrationPlanError) -> ReplayReport {
+    ) throws -> ReplayReport {
         var report = ReplayReport(model: model, budget: planner.budget.regionLimit, fenceSlots: planner.fenceSlots)
         for track in tracks where !track.positions.isEmpty {
             report.devices += 1
@@ -33,8 +33,8 @@ extension PlannerReplay {
     static func replay(
         _ track: ReplayTrack, model: ReplayModel, planner: RegistrationPlanner,
         evaluator: ContainmentEvaluator, filter: NearestFilter, into report: inout ReplayReport
-    ) throws(RegistrationPlanError) {
-        func makePlan(at p: Coordinate, registered: [Int32]) throws(RegistrationPlanError) -> RegistrationPlan {
+    ) throws {
+        func makePlan(at p: Coordinate, registered: [Int32]) throws -> RegistrationPlan {
             let plan = try planner.plan(
                 latitude: p.latitude, longitude: p.longitude, filter: filter,
                 registeredSlots: registered, evaluator: evaluator)
@@ -42,7 +42,7 @@ extension PlannerReplay {
             if plan.refreshRegion?.radius == 0 { report.zeroRadiusPlans += 1 }
             return plan
         }
-        func replan(at p: Coordinate, from current: RegistrationPlan) throws(RegistrationPlanError) -> RegistrationPlan {
+        func replan(at p: Coordinate, from current: RegistrationPlan) throws -> RegistrationPlan {
             let next = try makePlan(at: p, registered: current.monitoredSlots)
             report.replans += 1
             report.adds += next.add.count
@@ -54,7 +54,7 @@ extension PlannerReplay {
             if report.misses.count < keptMisses {
                 report.misses.append(ReplayMiss(
                     deviceID: track.deviceID, timestamp: track.timestamps[i],
-                    geofenceId: evaluator.fenceSet.fences[Int(slot)].id, position: track.positions[i]))
+                    geofenceID: RegistrationPlanner.fence(slot, in: evaluator.fenceSet).id, position: track.positions[i]))
             }
         }
 
@@ -92,12 +92,7 @@ extension PlannerReplay {
                 }
                 for slot in entered {
                     report.entrances += 1
-                    let tCross: Double
-                    do {
-                        tCross = try path.crossing(into: Int(slot), evaluator: evaluator)
-                    } catch {
-                        throw .geometry(error)
-                    }
+                    let tCross = try path.crossing(into: Int(slot), evaluator: evaluator)
                     let inForce = spans.last(where: { $0.t <= tCross }) ?? spans[0]
                     if !sortedContains(inForce.monitored, slot) { miss(i, slot) }
                     if !current.monitor.contains(where: { $0.slot == slot }) { report.missedAtArrival += 1 }
