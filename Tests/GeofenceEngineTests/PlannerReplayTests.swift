@@ -20,9 +20,9 @@ struct PlannerReplayTests {
         return (evaluator, tracks.enumerated().filter { $0.offset % stride == 0 }.map(\.element))
     }
 
-    @Test("continuous model: no missed entrance with budgets 20 and 100, with and without hysteresis")
+    @Test("continuous model with hysteresis: no missed entrance with budgets 20 and 100")
     func austinContinuous() throws {
-        let (evaluator, tracks) = try Self.austin(stride: 8)
+        let (evaluator, tracks) = try Self.austin(stride: 16)
         // Full evaluation (tree) agrees with the scan on a sample of the fixes.
         for track in tracks.prefix(5) {
             for (i, p) in track.positions.enumerated() where i % 7 == 0 {
@@ -31,22 +31,17 @@ struct PlannerReplayTests {
             }
         }
         for budget in [20, 100] {
-            // The default planner (with hysteresis) and the plain nearest one.
-            var perReplan: [Double] = []
-            for fraction in [RegistrationPlanner.defaultHysteresisFraction, 0] {
-                let planner = try RegistrationPlanner(budget: .custom(budget), hysteresisFraction: fraction)
-                let r = try PlannerReplay.run(tracks: tracks, model: .continuous, planner: planner, evaluator: evaluator)
-                let summary = "budget \(budget) hysteresis \(fraction): \(r.entrances) entrances, \(r.missedEntrances) missed, \(r.missedAtArrival) missed at arrival, "
-                    + "re-plans/1k \(r.perThousandFixes(r.replans)), adds/1k \(r.perThousandFixes(r.adds)), removes/1k \(r.perThousandFixes(r.removes)), first misses \(r.misses.prefix(3))"
-                #expect(r.entrances > 1_000, "\(summary)")
-                #expect(r.missedEntrances == 0, "\(summary)")
-                #expect(r.missedAtArrival == 0, "\(summary)")
-                #expect(r.maxMonitored <= budget - 1, "\(summary)")
-                #expect(r.replans > 0 && r.adds > 0, "\(summary)")
-                perReplan.append(Double(r.adds + r.removes) / Double(r.replans))
-            }
-            // Hysteresis at least halves the OS region changes per re-plan.
-            #expect(perReplan[0] <= 0.5 * perReplan[1], "budget \(budget): changes per re-plan \(perReplan[1]) → \(perReplan[0])")
+            // The default planner, with hysteresis (the walk in PlannerHysteresisTests bounds
+            // its churn; `geofence-bench replay --hysteresis-fractions 0 0.5` compares both here).
+            let planner = try RegistrationPlanner(budget: .custom(budget))
+            let r = try PlannerReplay.run(tracks: tracks, model: .continuous, planner: planner, evaluator: evaluator)
+            let summary = "budget \(budget): \(r.entrances) entrances, \(r.missedEntrances) missed, \(r.missedAtArrival) missed at arrival, "
+                + "re-plans/1k \(r.perThousandFixes(r.replans)), adds/1k \(r.perThousandFixes(r.adds)), removes/1k \(r.perThousandFixes(r.removes)), first misses \(r.misses.prefix(3))"
+            #expect(r.entrances > 1_000, "\(summary)")
+            #expect(r.missedEntrances == 0, "\(summary)")
+            #expect(r.missedAtArrival == 0, "\(summary)")
+            #expect(r.maxMonitored <= budget - 1, "\(summary)")
+            #expect(r.replans > 0 && r.adds > 0, "\(summary)")
         }
     }
 

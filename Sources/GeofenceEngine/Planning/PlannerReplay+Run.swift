@@ -42,8 +42,8 @@ extension PlannerReplay {
             if plan.refreshRegion?.radius == 0 { report.zeroRadiusPlans += 1 }
             return plan
         }
-        func replan(at p: Coordinate, from current: RegistrationPlan) throws -> RegistrationPlan {
-            let next = try makePlan(at: p, registered: current.monitoredSlots)
+        func replan(at p: Coordinate, from registered: [Int32]) throws -> RegistrationPlan {
+            let next = try makePlan(at: p, registered: registered)
             report.replans += 1
             report.adds += next.add.count
             report.removes += next.remove.count
@@ -59,6 +59,7 @@ extension PlannerReplay {
         }
 
         var current = try makePlan(at: track.positions[0], registered: [])
+        var currentSlots = current.monitoredSlots  // ascending; sorted once per plan
         report.initialPlans += 1
         report.initialAdds += current.add.count
         report.initialEntrances += track.inside[0].count
@@ -71,23 +72,25 @@ extension PlannerReplay {
             case .fixesOnly:
                 for slot in entered {
                     report.entrances += 1
-                    if !current.monitor.contains(where: { $0.slot == slot }) { miss(i, slot) }
+                    if !sortedContains(currentSlots, slot) { miss(i, slot) }
                 }
                 if let region = current.refreshRegion, Sphere.distance(fix, region.center) > region.radius {
-                    current = try replan(at: fix, from: current)
+                    current = try replan(at: fix, from: currentSlots)
+                    currentSlots = current.monitoredSlots
                 }
             case .continuous:
                 let path = ReplayPath(from: track.positions[i - 1], to: fix)
                 // Plans in force along the path: (start parameter, monitored slots).
-                var spans: [(t: Double, monitored: [Int32])] = [(0, current.monitoredSlots)]
+                var spans: [(t: Double, monitored: [Int32])] = [(0, currentSlots)]
                 var t = 0.0
                 while let region = current.refreshRegion,
                     let exit = path.firstExit(from: t, center: region.center, radius: region.radius)
                 {
                     if exit.forced { report.forcedSteps += 1 }
                     t = exit.t
-                    current = try replan(at: path.point(t), from: current)
-                    spans.append((t, current.monitoredSlots))
+                    current = try replan(at: path.point(t), from: currentSlots)
+                    currentSlots = current.monitoredSlots
+                    spans.append((t, currentSlots))
                     if spans.count > maximumReplansPerStep || t >= 1 { break }
                 }
                 for slot in entered {
@@ -95,7 +98,7 @@ extension PlannerReplay {
                     let tCross = try path.crossing(into: Int(slot), evaluator: evaluator)
                     let inForce = spans.last(where: { $0.t <= tCross }) ?? spans[0]
                     if !sortedContains(inForce.monitored, slot) { miss(i, slot) }
-                    if !current.monitor.contains(where: { $0.slot == slot }) { report.missedAtArrival += 1 }
+                    if !sortedContains(currentSlots, slot) { report.missedAtArrival += 1 }
                 }
             }
         }

@@ -159,8 +159,18 @@ extension RegistrationPlanner {
         for slot in registered where !inside.contains(slot) && !taken.contains(slot)
             && set.accepts(slot: Int(slot), filter: filter)
         {
-            let d = try rankedDistance[slot]
-                ?? evaluator.distance(slot: Int(slot), latitude: fix.latitude, longitude: fix.longitude)
+            let d: Double
+            if let known = rankedDistance[slot] {
+                d = known
+            } else {
+                // A polygon is no nearer than its boxes (the nearest search's lower bound):
+                // one beyond `upper` costs no edge distance.
+                let fence = Self.fence(slot, in: set)
+                if case .polygon = fence.shape, !fence.boundingBoxes.contains(where: { $0.distance(to: fix) <= upper }) {
+                    continue
+                }
+                d = try evaluator.distance(slot: Int(slot), latitude: fix.latitude, longitude: fix.longitude)
+            }
             if d <= upper { kept.append(FenceDistance(slot: slot, distance: d)) }
         }
         kept.sort { ($0.distance, $0.slot) < ($1.distance, $1.slot) }
