@@ -54,7 +54,8 @@ public struct MonitoredFence: Hashable, Sendable {
     public var isInside: Bool
 }
 
-/// The circle whose exit tells the app to plan again.
+/// The circle whose exit tells the app to plan again: it stops short of every fence not
+/// monitored, so the device cannot enter one without leaving it first.
 public struct RefreshRegion: Hashable, Sendable {
     /// The fix the plan was made for.
     public var center: Coordinate
@@ -64,14 +65,20 @@ public struct RefreshRegion: Hashable, Sendable {
 
 /// What to register: the fences to monitor, the refresh region, and the change from what is
 /// registered now.
+///
+/// Apply it as a diff: stop monitoring ``remove``, start monitoring ``add`` (their circles are
+/// in ``monitor``), replace the refresh region; then plan again when the OS reports the exit
+/// from ``refreshRegion`` (see ``RegistrationPlanner``).
 public struct RegistrationPlan: Hashable, Sendable {
-    /// Fences holding the device first, then the nearest others; each group by distance, then id.
+    /// Fences holding the device first, then the others (see ``RegistrationPlanner`` for which);
+    /// each group by distance, then id.
     public var monitor: [MonitoredFence]
     /// Nil when every fence the filter allows is monitored, so no movement calls for a new plan.
     public var refreshRegion: RefreshRegion?
     /// Ids to register that are not registered now, ascending.
     public var add: [String]
-    /// Ids registered now that are no longer wanted, ascending.
+    /// Ids registered now that are no longer wanted, ascending: fences left out, and ids the
+    /// fence set does not have (removed by a fence update).
     public var remove: [String]
     /// Fences that hold the device but found no slot (more of them than the budget allows);
     /// empty in any normal plan. Ascending id.
