@@ -65,7 +65,7 @@ struct ReplayBenchCommand: ParsableCommand {
         var rows: [[String]] = []
         var examples: [String] = []
         for m in models {
-            for budget in budgets { for fraction in hysteresisFractions {
+            for (budget, fraction) in budgets.flatMap({ b in hysteresisFractions.map { (b, $0) } }) {
                 let planner = try RegistrationPlanner(
                     budget: .custom(budget), minimumRefreshRadius: minimumRefreshRadius, hysteresisFraction: fraction)
                 let start = RTreeBench.now()
@@ -84,7 +84,7 @@ struct ReplayBenchCommand: ParsableCommand {
                     examples.append("  \(m.rawValue) budget \(budget) hysteresis \(fraction): \(miss.deviceID) at \(Timestamp(milliseconds: miss.timestamp)) entered \(miss.geofenceID) at \(miss.position)")
                 }
                 Platform.flushStandardStreams()
-            } }
+            }
         }
         print(RTreeBench.table(header: header, rows: rows))
         if !examples.isEmpty {

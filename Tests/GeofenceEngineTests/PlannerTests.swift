@@ -225,5 +225,11 @@ struct PlannerTests {
         #expect(fuzzy.monitor.map(\.geofenceID) == ["s0"] && fuzzy.monitor[0].isInside)
         #expect(fuzzy.unmonitoredInside == ["s1"])
         #expect(abs(try #require(fuzzy.refreshRegion).radius - 549) < 0.01)
+        // Accuracy +∞ (the tracker's "no limit"): every fence may hold the device; the nearest
+        // fill the slots and the region stops short of the next.
+        let anywhere = try three.plan(latitude: center.latitude, longitude: center.longitude, accuracy: .infinity, registered: [], evaluator: e)
+        #expect(anywhere.monitor.map(\.geofenceID) == ["s0", "s1"] && anywhere.monitor.allSatisfy(\.isInside))
+        #expect(anywhere.unmonitoredInside == ["s2", "s3", "s4"])
+        #expect(abs(try #require(anywhere.refreshRegion).radius - 849) < 0.01)
     }
 }
