@@ -19,7 +19,7 @@ struct ReplayBenchCommand: ParsableCommand {
             line crosses into it. Missed entrances must be 0.
 
             Rates are per 1,000 fixes; adds/removes count re-plans only (initial registrations \
-            apart).
+            apart); changes/replan is (adds + removes) per re-plan.
             """
     )
 
@@ -37,6 +37,9 @@ struct ReplayBenchCommand: ParsableCommand {
 
     @Option(name: .long, help: "Minimum refresh radius in metres (default: 0; a clamp risks misses).")
     var minimumRefreshRadius = 0.0
+
+    @Option(name: .long, parsing: .upToNextOption, help: "Hysteresis fractions to replay, each in [0, 1) (default: the planner's default).")
+    var hysteresisFractions: [Double] = [RegistrationPlanner.defaultHysteresisFraction]
 
     func run() throws {
         let models: [ReplayModel]
@@ -58,24 +61,27 @@ struct ReplayBenchCommand: ParsableCommand {
         print("fixes: \(fixCount) from \(tracks.count) devices, \(rejected) rejected rows; full evaluation in \(RTreeBench.fixed(evaluateSeconds, 2)) s")
         if minimumRefreshRadius > 0 { print("minimum refresh radius: \(minimumRefreshRadius) m") }
         print("")
-        let header = ["model", "budget", "entrances", "missed", "missed@arrival", "initial", "replans/1k", "adds/1k", "removes/1k", "max mon.", "r=0 plans", "forced", "s"]
+        let header = ["model", "budget", "hyst.", "entrances", "missed", "missed@arrival", "initial", "replans/1k", "adds/1k", "removes/1k", "changes/replan", "max mon.", "r=0 plans", "forced", "s"]
         var rows: [[String]] = []
         var examples: [String] = []
         for m in models {
-            for budget in budgets {
-                let planner = try RegistrationPlanner(budget: .custom(budget), minimumRefreshRadius: minimumRefreshRadius)
+            for (budget, fraction) in budgets.flatMap({ b in hysteresisFractions.map { (b, $0) } }) {
+                let planner = try RegistrationPlanner(
+                    budget: .custom(budget), minimumRefreshRadius: minimumRefreshRadius, hysteresisFraction: fraction)
                 let start = RTreeBench.now()
                 let r = try PlannerReplay.run(tracks: tracks, model: m, planner: planner, evaluator: evaluator)
                 let seconds = RTreeBench.now() - start
                 rows.append([
-                    m.rawValue, "\(budget)", "\(r.entrances)", "\(r.missedEntrances)",
+                    m.rawValue, "\(budget)", "\(fraction)", "\(r.entrances)", "\(r.missedEntrances)",
                     m == .continuous ? "\(r.missedAtArrival)" : "-", "\(r.initialEntrances)",
                     RTreeBench.fixed(r.perThousandFixes(r.replans), 1), RTreeBench.fixed(r.perThousandFixes(r.adds), 1),
-                    RTreeBench.fixed(r.perThousandFixes(r.removes), 1), "\(r.maxMonitored)/\(r.fenceSlots)",
+                    RTreeBench.fixed(r.perThousandFixes(r.removes), 1),
+                    RTreeBench.fixed(r.replans == 0 ? 0 : Double(r.adds + r.removes) / Double(r.replans), 2),
+                    "\(r.maxMonitored)/\(r.fenceSlots)",
                     "\(r.zeroRadiusPlans)", "\(r.forcedSteps)", RTreeBench.fixed(seconds, 1),
                 ])
                 for miss in r.misses.prefix(3) {
-                    examples.append("  \(m.rawValue) budget \(budget): \(miss.deviceID) at \(Timestamp(milliseconds: miss.timestamp)) entered \(miss.geofenceId) at \(miss.position)")
+                    examples.append("  \(m.rawValue) budget \(budget) hysteresis \(fraction): \(miss.deviceID) at \(Timestamp(milliseconds: miss.timestamp)) entered \(miss.geofenceID) at \(miss.position)")
                 }
                 Platform.flushStandardStreams()
             }

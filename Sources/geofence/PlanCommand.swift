@@ -18,7 +18,18 @@ struct PlanCommand: ParsableCommand {
             re-plan when the OS reports leaving it. It is null when every fence is monitored.
 
             add/remove: the change from --registered, ids ascending (never remove-all-then-add; \
-            the refresh region itself is replaced on every plan and is not in the diff).
+            the refresh region itself is replaced on every plan and is not in the diff). \
+            Registered ids the fence file no longer has are in remove, so one call syncs the \
+            OS regions after a fence update.
+
+            Hysteresis: fences in --registered are preferred while they are among the nearest \
+            within the margin --hysteresis-fraction f: every fence nearer than (1 - f) D is \
+            monitored, D being the distance to the nearest fence left out without hysteresis; \
+            registered fences within D / (1 - f) keep the other slots. f = 0: exactly the \
+            nearest fences.
+
+            Use: register the plan; when the OS reports leaving the refresh region, plan again \
+            there with --registered set to the monitored ids.
 
             Levels: without --level only global fences; with --level L, global fences and \
             those on level L.
@@ -48,6 +59,9 @@ struct PlanCommand: ParsableCommand {
     @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Smallest refresh radius, metres. Above 0 it risks missing an unmonitored fence nearer than it.", valueName: "metres"))
     var minimumRefreshRadius: Double = 0
 
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("How far registered fences are preferred, in [0, 1); 0 = always the nearest fences.", valueName: "fraction"))
+    var hysteresisFraction: Double = RegistrationPlanner.defaultHysteresisFraction
+
     @Flag(name: .long, help: "Repair invalid polygons with GEOS MakeValid instead of failing.")
     var repair = false
 
@@ -61,13 +75,16 @@ struct PlanCommand: ParsableCommand {
         guard let budget = RegistrationBudget(argument: platform) else {
             throw ValidationError("--platform must be ios, android or a number of regions, found \(platform)")
         }
-        guard accuracy.isFinite, accuracy >= 0 else { throw ValidationError("--accuracy must be a number of metres >= 0, found \(accuracy)") }
+        guard accuracy >= 0 else { throw ValidationError("--accuracy must be a number of metres >= 0 (inf: anywhere), found \(accuracy)") }
         guard reserved >= 0 else { throw ValidationError("--reserved must be >= 0, found \(reserved)") }
         guard reserved < budget.regionLimit else {
             throw ValidationError("budget \(budget.regionLimit) is smaller than --reserved \(reserved) + 1 (the refresh region needs a slot)")
         }
         guard minimumRefreshRadius.isFinite, minimumRefreshRadius >= 0 else {
             throw ValidationError("--minimum-refresh-radius must be a number of metres >= 0, found \(minimumRefreshRadius)")
+        }
+        guard hysteresisFraction >= 0, hysteresisFraction < 1 else {
+            throw ValidationError("--hysteresis-fraction must be in [0, 1), found \(hysteresisFraction)")
         }
         if registeredIDs.contains("") { throw ValidationError("--registered has an empty id (ids are separated by single commas)") }
     }
@@ -76,16 +93,13 @@ struct PlanCommand: ParsableCommand {
         let fenceSet = try FenceLoading.load(path: fences, repair: repair)
         let plan: RegistrationPlan
         do {
-            let planner = try RegistrationPlanner(budget: budget, reservedSlots: reserved, minimumRefreshRadius: minimumRefreshRadius)
+            let planner = try RegistrationPlanner(
+                budget: budget, reservedSlots: reserved, minimumRefreshRadius: minimumRefreshRadius,
+                hysteresisFraction: hysteresisFraction)
             let evaluator = try ContainmentEvaluator(fenceSet: fenceSet)
             plan = try planner.plan(
                 latitude: lat, longitude: lon, accuracy: accuracy, filter: NearestFilter(level: level),
                 registered: registeredIDs, evaluator: evaluator)
-        } catch let error as RegistrationPlanError {
-            if case .unknownRegisteredID(let id) = error {
-                throw CLIError("--registered: \(JSONWriter.quoted(id)) is not a fence id of \(fences)")
-            }
-            throw CLIError("\(error)")
         } catch {
             throw CLIError("\(error)")
         }
@@ -96,7 +110,7 @@ struct PlanCommand: ParsableCommand {
         for (i, f) in plan.monitor.enumerated() {
             if i > 0 { text.append(UInt8(ascii: ",")) }
             text.append(contentsOf: "{\"geofenceId\":".utf8)
-            JSONWriter.writeString(f.geofenceId, to: &text)
+            JSONWriter.writeString(f.geofenceID, to: &text)
             text.append(contentsOf: ",\"lat\":\(CLINumber.degrees(f.center.latitude)),\"lon\":\(CLINumber.degrees(f.center.longitude))".utf8)
             text.append(contentsOf: ",\"radius\":\(CLINumber.millimetres(f.radius, rounding: .up))}".utf8)
         }

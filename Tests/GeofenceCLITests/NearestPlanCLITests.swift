@@ -20,6 +20,11 @@ struct NearestPlanCLITests {
         return url
     }
 
+    /// Removes the fence file's temporary folder.
+    static func remove(_ fenceFile: URL) {
+        try? FileManager.default.removeItem(at: fenceFile.deletingLastPathComponent())
+    }
+
     static func json(_ line: String) throws -> [String: Any] {
         try #require(JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
     }
@@ -27,6 +32,7 @@ struct NearestPlanCLITests {
     @Test("nearest lists fences nearest first, ties by id, with distances in metres")
     func nearest() throws {
         let f = try Self.fenceFile()
+        defer { Self.remove(f) }
         let r = try CLIRunner.run(["nearest", "--fences", f.path, "--lat", "0", "--lon", "10", "--count", "3"])
         #expect(r.status == 0, "\(r.stderr)")
         let rows = try r.stdoutLines.map(Self.json)
@@ -45,6 +51,7 @@ struct NearestPlanCLITests {
     @Test("nearest rejects a bad count or position with status 2")
     func nearestErrors() throws {
         let f = try Self.fenceFile()
+        defer { Self.remove(f) }
         for (args, text) in [(["--count", "0"], "--count must be at least 1"), (["--count", "-3"], "--count"), (["--count", "x"], "count")] {
             let r = try CLIRunner.run(["nearest", "--fences", f.path, "--lat", "0", "--lon", "10"] + args)
             #expect(r.status == 2 && r.stderr.contains(text), "\(args): \(r.stderr)")
@@ -56,6 +63,7 @@ struct NearestPlanCLITests {
     @Test("plan: monitors the holding fence first, then the nearest, with a refresh region and a diff")
     func plan() throws {
         let f = try Self.fenceFile()
+        defer { Self.remove(f) }
         let r = try CLIRunner.run([
             "plan", "--fences", f.path, "--lat", "0", "--lon", "10", "--platform", "4", "--reserved", "1",
             "--registered", "c,sq",
@@ -80,6 +88,7 @@ struct NearestPlanCLITests {
     @Test("plan: every fence fits, so the refresh region is null")
     func planAllFit() throws {
         let f = try Self.fenceFile()
+        defer { Self.remove(f) }
         let r = try CLIRunner.run(["plan", "--fences", f.path, "--lat", "0", "--lon", "10", "--platform", "ios"])
         #expect(r.status == 0, "\(r.stderr)")
         let plan = try Self.json(r.stdout)
@@ -88,19 +97,22 @@ struct NearestPlanCLITests {
         #expect(plan["add"] as? [String] == ["a", "b", "c", "sq"] && plan["remove"] as? [String] == [])
     }
 
-    @Test("plan rejects a budget below reserved + 1, an unknown id, a bad platform, with status 2")
+    @Test("plan rejects a budget below reserved + 1, a bad platform, accuracy or hysteresis, with status 2")
     func planErrors() throws {
         let f = try Self.fenceFile()
+        defer { Self.remove(f) }
         let base = ["plan", "--fences", f.path, "--lat", "0", "--lon", "10"]
         let cases: [([String], String)] = [
             (["--platform", "ios", "--reserved", "20"], "budget 20 is smaller than --reserved 20 + 1"),
             (["--platform", "0"], "budget 0"),
             (["--platform", "windows"], "--platform must be ios, android or a number"),
-            (["--platform", "android", "--registered", "a,nope"], "\"nope\" is not a fence id"),
             (["--platform", "android", "--registered", "a,,b"], "empty id"),
             (["--platform", "android", "--accuracy", "-5"], "--accuracy"),
             (["--platform", "ios", "--reserved", "9223372036854775807"], "is smaller than --reserved"),
             (["--platform", "ios", "--reserved", "-1"], "--reserved must be >= 0"),
+            (["--platform", "ios", "--accuracy", "nan"], "--accuracy"),
+            (["--platform", "ios", "--hysteresis-fraction", "1"], "--hysteresis-fraction must be in [0, 1), found 1.0"),
+            (["--platform", "ios", "--hysteresis-fraction", "-0.5"], "--hysteresis-fraction must be in [0, 1)"),
         ]
         for (args, text) in cases {
             let r = try CLIRunner.run(base + args)
@@ -108,6 +120,40 @@ struct NearestPlanCLITests {
             #expect(r.stderr.contains(text), "\(args): \(r.stderr)")
             #expect(r.stdout.isEmpty, "\(args)")
         }
+    }
+
+    /// `geofence plan` at (0, 10) on the fence file with `arguments`; its JSON, status 0 expected.
+    static func plan(_ arguments: [String]) throws -> [String: Any] {
+        let f = try fenceFile()
+        defer { remove(f) }
+        let r = try CLIRunner.run(["plan", "--fences", f.path, "--lat", "0", "--lon", "10"] + arguments)
+        #expect(r.status == 0, "\(arguments): \(r.stderr)")
+        return try json(r.stdout)
+    }
+
+    @Test("plan after a fence update: registered ids the file no longer has are in remove (status 0)")
+    func planAfterUpdate() throws {
+        let plan = try Self.plan(["--platform", "4", "--reserved", "1", "--registered", "sq,gone,a,old-home"])
+        #expect((plan["monitor"] as? [[String: Any]])?.map { $0["geofenceId"] as? String } == ["sq", "a"])
+        #expect(plan["add"] as? [String] == [])
+        #expect(plan["remove"] as? [String] == ["gone", "old-home"])
+    }
+
+    @Test("plan keeps a registered fence within the hysteresis margin, or not with --hysteresis-fraction 0")
+    func planHysteresis() throws {
+        // One fence slot besides "sq": "a" (1,011.95 m) is the nearest; "c" (5,509.8 m) is
+        // registered. Margin 0.5: kept up to 2,023.9 m, so "a" replaces it; 0.9: up to 10,119 m.
+        func plan(_ fraction: String) throws -> [String: Any] {
+            try Self.plan(["--platform", "3", "--registered", "sq,c", "--hysteresis-fraction", fraction])
+        }
+        let strict = try plan("0")
+        #expect(strict["add"] as? [String] == ["a"] && strict["remove"] as? [String] == ["c"])
+        #expect(try plan("0.5")["remove"] as? [String] == ["c"])
+        let kept = try plan("0.9")
+        #expect(kept["add"] as? [String] == [] && kept["remove"] as? [String] == [])
+        // The region stops short of "a", the nearest fence left out.
+        let radius = try #require((kept["refreshRegion"] as? [String: Any])?["radius"] as? Double)
+        #expect(abs(radius - 1010.95) < 0.01, "\(radius)")
     }
 
     @Test("help shows units and defaults")

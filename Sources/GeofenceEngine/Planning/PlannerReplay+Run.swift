@@ -17,10 +17,10 @@ extension PlannerReplay {
     /// - Complexity: one plan per re-plan (see ``RegistrationPlanner``), plus for the
     ///   continuous model O(path length / 100 m) distance evaluations and a bisection per
     ///   entrance.
-    public static func run(
+    package static func run(
         tracks: [ReplayTrack], model: ReplayModel, planner: RegistrationPlanner,
         evaluator: ContainmentEvaluator, filter: NearestFilter = NearestFilter()
-    ) throws(RegistrationPlanError) -> ReplayReport {
+    ) throws -> ReplayReport {
         var report = ReplayReport(model: model, budget: planner.budget.regionLimit, fenceSlots: planner.fenceSlots)
         for track in tracks where !track.positions.isEmpty {
             report.devices += 1
@@ -33,8 +33,8 @@ extension PlannerReplay {
     static func replay(
         _ track: ReplayTrack, model: ReplayModel, planner: RegistrationPlanner,
         evaluator: ContainmentEvaluator, filter: NearestFilter, into report: inout ReplayReport
-    ) throws(RegistrationPlanError) {
-        func makePlan(at p: Coordinate, registered: [Int32]) throws(RegistrationPlanError) -> RegistrationPlan {
+    ) throws {
+        func makePlan(at p: Coordinate, registered: [Int32]) throws -> RegistrationPlan {
             let plan = try planner.plan(
                 latitude: p.latitude, longitude: p.longitude, filter: filter,
                 registeredSlots: registered, evaluator: evaluator)
@@ -42,8 +42,8 @@ extension PlannerReplay {
             if plan.refreshRegion?.radius == 0 { report.zeroRadiusPlans += 1 }
             return plan
         }
-        func replan(at p: Coordinate, from current: RegistrationPlan) throws(RegistrationPlanError) -> RegistrationPlan {
-            let next = try makePlan(at: p, registered: current.monitoredSlots)
+        func replan(at p: Coordinate, from registered: [Int32]) throws -> RegistrationPlan {
+            let next = try makePlan(at: p, registered: registered)
             report.replans += 1
             report.adds += next.add.count
             report.removes += next.remove.count
@@ -54,11 +54,12 @@ extension PlannerReplay {
             if report.misses.count < keptMisses {
                 report.misses.append(ReplayMiss(
                     deviceID: track.deviceID, timestamp: track.timestamps[i],
-                    geofenceId: evaluator.fenceSet.fences[Int(slot)].id, position: track.positions[i]))
+                    geofenceID: RegistrationPlanner.fence(slot, in: evaluator.fenceSet).id, position: track.positions[i]))
             }
         }
 
         var current = try makePlan(at: track.positions[0], registered: [])
+        var currentSlots = current.monitoredSlots  // ascending; sorted once per plan
         report.initialPlans += 1
         report.initialAdds += current.add.count
         report.initialEntrances += track.inside[0].count
@@ -71,36 +72,33 @@ extension PlannerReplay {
             case .fixesOnly:
                 for slot in entered {
                     report.entrances += 1
-                    if !current.monitor.contains(where: { $0.slot == slot }) { miss(i, slot) }
+                    if !sortedContains(currentSlots, slot) { miss(i, slot) }
                 }
                 if let region = current.refreshRegion, Sphere.distance(fix, region.center) > region.radius {
-                    current = try replan(at: fix, from: current)
+                    current = try replan(at: fix, from: currentSlots)
+                    currentSlots = current.monitoredSlots
                 }
             case .continuous:
                 let path = ReplayPath(from: track.positions[i - 1], to: fix)
                 // Plans in force along the path: (start parameter, monitored slots).
-                var spans: [(t: Double, monitored: [Int32])] = [(0, current.monitoredSlots)]
+                var spans: [(t: Double, monitored: [Int32])] = [(0, currentSlots)]
                 var t = 0.0
                 while let region = current.refreshRegion,
                     let exit = path.firstExit(from: t, center: region.center, radius: region.radius)
                 {
                     if exit.forced { report.forcedSteps += 1 }
                     t = exit.t
-                    current = try replan(at: path.point(t), from: current)
-                    spans.append((t, current.monitoredSlots))
+                    current = try replan(at: path.point(t), from: currentSlots)
+                    currentSlots = current.monitoredSlots
+                    spans.append((t, currentSlots))
                     if spans.count > maximumReplansPerStep || t >= 1 { break }
                 }
                 for slot in entered {
                     report.entrances += 1
-                    let tCross: Double
-                    do {
-                        tCross = try path.crossing(into: Int(slot), evaluator: evaluator)
-                    } catch {
-                        throw .geometry(error)
-                    }
+                    let tCross = try path.crossing(into: Int(slot), evaluator: evaluator)
                     let inForce = spans.last(where: { $0.t <= tCross }) ?? spans[0]
                     if !sortedContains(inForce.monitored, slot) { miss(i, slot) }
-                    if !current.monitor.contains(where: { $0.slot == slot }) { report.missedAtArrival += 1 }
+                    if !sortedContains(currentSlots, slot) { report.missedAtArrival += 1 }
                 }
             }
         }

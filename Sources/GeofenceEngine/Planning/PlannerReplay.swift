@@ -15,7 +15,7 @@ import GeofenceGeometry
 /// force at that moment. A plan made because of the very fix that shows the entrance does not
 /// count: it came too late. Two models of "that moment" are offered (``ReplayModel``), because
 /// the fixes are minutes apart and the crossing itself is never observed.
-public enum ReplayModel: String, Hashable, Sendable, CaseIterable {
+package enum ReplayModel: String, Hashable, Sendable, CaseIterable {
     /// The app hears only the recorded fixes: it re-plans when a fix lies outside the refresh
     /// region, and an entrance counts as seen if its fence is in the plan in force before
     /// that fix. This is *not* how region monitoring works (the OS watches the refresh region
@@ -34,81 +34,81 @@ public enum ReplayModel: String, Hashable, Sendable, CaseIterable {
 }
 
 /// One device's recorded fixes, time-ordered, with what full evaluation found at each.
-public struct ReplayTrack: Sendable {
-    public var deviceID: String
+package struct ReplayTrack: Sendable {
+    package var deviceID: String
     /// Milliseconds since the epoch, ascending (stable for equal times).
-    public var timestamps: [Int64]
-    public var positions: [Coordinate]
+    package var timestamps: [Int64]
+    package var positions: [Coordinate]
     /// Slots of the fences containing each fix, ascending.
-    public var inside: [[Int32]]
+    package var inside: [[Int32]]
 }
 
 /// A missed entrance.
-public struct ReplayMiss: Hashable, Sendable {
-    public var deviceID: String
-    public var timestamp: Int64
-    public var geofenceId: String
+package struct ReplayMiss: Hashable, Sendable {
+    package var deviceID: String
+    package var timestamp: Int64
+    package var geofenceID: String
     /// The fix showing the entrance.
-    public var position: Coordinate
+    package var position: Coordinate
 }
 
 /// What a replay found. Rates are per 1,000 processed fixes.
-public struct ReplayReport: Sendable {
-    public var model: ReplayModel
+package struct ReplayReport: Sendable {
+    package var model: ReplayModel
     /// The planner's region limit and the fence slots it leaves.
-    public var budget: Int
-    public var fenceSlots: Int
-    public var devices = 0
-    public var fixes = 0
+    package var budget: Int
+    package var fenceSlots: Int
+    package var devices = 0
+    package var fixes = 0
     /// Entrances at fixes after a device's first.
-    public var entrances = 0
+    package var entrances = 0
     /// Fences holding a device at its first fix (reported by the initial state query).
-    public var initialEntrances = 0
+    package var initialEntrances = 0
     /// Entrances whose fence was not monitored at the crossing (``ReplayModel``).
-    public var missedEntrances = 0
+    package var missedEntrances = 0
     /// Continuous model: entrances whose fence was not monitored on arrival at the fix.
-    public var missedAtArrival = 0
+    package var missedAtArrival = 0
     /// The first misses, in replay order (at most ``PlannerReplay/keptMisses``).
-    public var misses: [ReplayMiss] = []
+    package var misses: [ReplayMiss] = []
     /// Plans after each device's first.
-    public var replans = 0
-    public var initialPlans = 0
+    package var replans = 0
+    package var initialPlans = 0
     /// Ids added and removed by re-plans (initial registrations apart).
-    public var adds = 0
-    public var removes = 0
-    public var initialAdds = 0
+    package var adds = 0
+    package var removes = 0
+    package var initialAdds = 0
     /// Largest number of fences monitored at once (must not exceed `fenceSlots`).
-    public var maxMonitored = 0
+    package var maxMonitored = 0
     /// Plans whose refresh radius came out 0 (an unmonitored fence within the 1 m margin).
-    public var zeroRadiusPlans = 0
+    package var zeroRadiusPlans = 0
     /// Continuous model: re-plans placed by the 1 m minimum step (refresh regions under 1 m)
     /// rather than at a region exit.
-    public var forcedSteps = 0
+    package var forcedSteps = 0
 
     /// `count` per 1,000 processed fixes.
-    public func perThousandFixes(_ count: Int) -> Double {
+    package func perThousandFixes(_ count: Int) -> Double {
         fixes == 0 ? 0 : Double(count) * 1000 / Double(fixes)
     }
 }
 
 /// A fix file that cannot be replayed.
-public struct ReplayInputError: Error, Hashable, Sendable, CustomStringConvertible {
-    public var path: String
-    public var reason: String
-    public var description: String { "\(path): \(reason)" }
+package struct ReplayInputError: Error, Hashable, Sendable, CustomStringConvertible {
+    package var path: String
+    package var reason: String
+    package var description: String { "\(path): \(reason)" }
 }
 
 /// Loading tracks and running replays; see ``ReplayModel`` for what is checked.
-public enum PlannerReplay {
+package enum PlannerReplay {
     /// How many misses a report keeps as examples.
-    public static let keptMisses = 20
+    package static let keptMisses = 20
 
     /// Reads a fix CSV (header naming at least device_id,timestamp,lat,lon), groups fixes by
     /// device (devices in ascending id order; fixes by timestamp, stable), and runs full
     /// evaluation on every fix. Unreadable rows and invalid coordinates are skipped and
     /// counted in `rejected`.
     /// - Complexity: O(f log f) for f fixes, plus a containment query per fix.
-    public static func loadTracks(
+    package static func loadTracks(
         path: String, evaluator: ContainmentEvaluator, filter: NearestFilter = NearestFilter()
     ) throws -> (tracks: [ReplayTrack], rejected: Int) {
         let reader: LineBlockReader

@@ -1,4 +1,3 @@
-import GeofenceGEOS
 import GeofenceGeometry
 
 /// How many regions the operating system lets one app monitor at once.
@@ -43,7 +42,8 @@ public enum RegistrationBudget: Hashable, Sendable, CustomStringConvertible {
 public struct MonitoredFence: Hashable, Sendable {
     /// The fence's slot in its ``FenceSet``.
     public var slot: Int32
-    public var geofenceId: String
+    /// The fence's id.
+    public var geofenceID: String
     /// A circle fence's own centre, or a polygon's minimum enclosing circle's centre.
     public var center: Coordinate
     /// Metres: the circle's radius, or the polygon's minimum enclosing circle's.
@@ -54,7 +54,8 @@ public struct MonitoredFence: Hashable, Sendable {
     public var isInside: Bool
 }
 
-/// The circle whose exit tells the app to plan again.
+/// The circle whose exit tells the app to plan again: it stops short of every fence not
+/// monitored, so the device cannot enter one without leaving it first.
 public struct RefreshRegion: Hashable, Sendable {
     /// The fix the plan was made for.
     public var center: Coordinate
@@ -64,14 +65,20 @@ public struct RefreshRegion: Hashable, Sendable {
 
 /// What to register: the fences to monitor, the refresh region, and the change from what is
 /// registered now.
+///
+/// Apply it as a diff: stop monitoring ``remove``, start monitoring ``add`` (their circles are
+/// in ``monitor``), replace the refresh region; then plan again when the OS reports the exit
+/// from ``refreshRegion`` (see ``RegistrationPlanner``).
 public struct RegistrationPlan: Hashable, Sendable {
-    /// Fences holding the device first, then the nearest others; each group by distance, then id.
+    /// Fences holding the device first, then the others (see ``RegistrationPlanner`` for which);
+    /// each group by distance, then id.
     public var monitor: [MonitoredFence]
     /// Nil when every fence the filter allows is monitored, so no movement calls for a new plan.
     public var refreshRegion: RefreshRegion?
     /// Ids to register that are not registered now, ascending.
     public var add: [String]
-    /// Ids registered now that are no longer wanted, ascending.
+    /// Ids registered now that are no longer wanted, ascending: fences left out, and ids the
+    /// fence set does not have (removed by a fence update).
     public var remove: [String]
     /// Fences that hold the device but found no slot (more of them than the budget allows);
     /// empty in any normal plan. Ascending id.
@@ -84,7 +91,9 @@ public struct RegistrationPlan: Hashable, Sendable {
     public var monitoredSlots: [Int32] { monitor.map(\.slot).sorted() }
 }
 
-/// Why a plan cannot be made.
+/// Why a planner cannot be made, or a slot-form plan cannot be made.
+///
+/// A bad fix (coordinate or accuracy) is a ``TrackerRejection``, as for the monitor.
 public enum RegistrationPlanError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The budget leaves no slot for the refresh region after the host app's reserved slots.
     case budgetTooSmall(budget: Int, reserved: Int)
@@ -92,14 +101,10 @@ public enum RegistrationPlanError: Error, Hashable, Sendable, CustomStringConver
     case negativeReserved(Int)
     /// The minimum refresh radius is negative or not finite.
     case invalidMinimumRefreshRadius(Double)
-    /// The fix is not a WGS84 coordinate.
-    case invalidCoordinate(String)
-    /// Accuracy below 0 or not finite.
-    case invalidAccuracy(Double)
-    /// A registered id that is not in the fence set.
-    case unknownRegisteredID(String)
-    /// GEOS failed while testing a polygon.
-    case geometry(GEOSError)
+    /// The hysteresis fraction is outside [0, 1) or not a number.
+    case invalidHysteresisFraction(Double)
+    /// A registered slot outside the fence set (slot form only: unknown *ids* are removed).
+    case unknownRegisteredSlot(Int32)
 
     public var description: String {
         switch self {
@@ -107,10 +112,8 @@ public enum RegistrationPlanError: Error, Hashable, Sendable, CustomStringConver
             "budget \(budget) is smaller than the reserved slots (\(reserved)) + 1 for the refresh region"
         case .negativeReserved(let k): "reserved slots must be >= 0, found \(k)"
         case .invalidMinimumRefreshRadius(let r): "minimum refresh radius must be a finite number of metres >= 0, found \(r)"
-        case .invalidCoordinate(let reason): "fix: \(reason)"
-        case .invalidAccuracy(let a): "accuracy must be a finite number of metres >= 0, found \(a)"
-        case .unknownRegisteredID(let id): "registered id \(JSONWriter.quoted(id)) is not a fence of the set"
-        case .geometry(let error): "\(error)"
+        case .invalidHysteresisFraction(let f): "hysteresis fraction must be in [0, 1), found \(f)"
+        case .unknownRegisteredSlot(let slot): "registered slot \(slot) is not a slot of the fence set"
         }
     }
 }
