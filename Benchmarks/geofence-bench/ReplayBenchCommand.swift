@@ -39,7 +39,7 @@ struct ReplayBenchCommand: ParsableCommand {
     var minimumRefreshRadius = 0.0
 
     @Option(name: .long, parsing: .upToNextOption, help: "Hysteresis fractions to replay, each in [0, 1) (default: the planner's default).")
-    var hysteresisFractions: [Double] = [RegistrationPlanner.defaultHysteresisFraction]
+    var hysteresisFractions: [Double] = [RegistrationPlanner.recommendedHysteresisFraction]
 
     func run() throws {
         let models: [ReplayModel]

@@ -25,8 +25,8 @@ struct PlanCommand: ParsableCommand {
             Hysteresis: fences in --registered are preferred while they are among the nearest \
             within the margin --hysteresis-fraction f: every fence nearer than (1 - f) D is \
             monitored, D being the distance to the nearest fence left out without hysteresis; \
-            registered fences within D / (1 - f) keep the other slots. f = 0: exactly the \
-            nearest fences.
+            registered fences within D / (1 - f) keep the other slots. f = 0 (the default): \
+            exactly the nearest fences; 0.5 is recommended for apps that re-plan often.
 
             Use: register the plan; when the OS reports leaving the refresh region, plan again \
             there with --registered set to the monitored ids.

@@ -56,7 +56,7 @@ struct PlannerHysteresisTests {
         #expect(abs(try #require(strict.refreshRegion).radius - 269) < 0.01)
         // Default hysteresis: everything nearer than 135 m is monitored; s00 (270 m) is within
         // 540 m and registered, so it keeps the third slot; the region stops short of s03.
-        let kept = try RegistrationPlanner(budget: budget).plan(
+        let kept = try RegistrationPlanner(budget: budget, hysteresisFraction: RegistrationPlanner.recommendedHysteresisFraction).plan(
             latitude: p.latitude, longitude: p.longitude, registered: registered, evaluator: e)
         #expect(kept.monitor.map(\.geofenceID) == ["s02", "s01", "s00"])
         #expect(kept.add.isEmpty && kept.remove.isEmpty)
@@ -115,7 +115,7 @@ struct PlannerHysteresisTests {
                 tracks: [track], model: .continuous,
                 planner: try RegistrationPlanner(budget: .custom(budget), hysteresisFraction: 0), evaluator: evaluator)
             let smooth = try PlannerReplay.run(
-                tracks: [track], model: .continuous, planner: try RegistrationPlanner(budget: .custom(budget)), evaluator: evaluator)
+                tracks: [track], model: .continuous, planner: try RegistrationPlanner(budget: .custom(budget), hysteresisFraction: RegistrationPlanner.recommendedHysteresisFraction), evaluator: evaluator)
             func perReplan(_ r: ReplayReport) -> Double { Double(r.adds + r.removes) / Double(max(1, r.replans)) }
             let context = "seed \(seed) budget \(budget): changes per re-plan \(perReplan(strict)) → \(perReplan(smooth)), "
                 + "re-plans \(strict.replans) → \(smooth.replans), changes \(strict.adds + strict.removes) → \(smooth.adds + smooth.removes), "

@@ -31,9 +31,11 @@ struct PlannerReplayTests {
             }
         }
         for budget in [20, 100] {
-            // The default planner, with hysteresis (the walk in PlannerHysteresisTests bounds
-            // its churn; `geofence-bench replay --hysteresis-fractions 0 0.5` compares both here).
-            let planner = try RegistrationPlanner(budget: .custom(budget))
+            // The recommended planner, with hysteresis (the walk in PlannerHysteresisTests bounds
+            // its churn; `geofence-bench replay --hysteresis-fractions 0 0.5` compares both here;
+            // the plain nearest planner is replayed on the synthetic line below and in the bench).
+            let planner = try RegistrationPlanner(
+                budget: .custom(budget), hysteresisFraction: RegistrationPlanner.recommendedHysteresisFraction)
             let r = try PlannerReplay.run(tracks: tracks, model: .continuous, planner: planner, evaluator: evaluator)
             let summary = "budget \(budget): \(r.entrances) entrances, \(r.missedEntrances) missed, \(r.missedAtArrival) missed at arrival, "
                 + "re-plans/1k \(r.perThousandFixes(r.replans)), adds/1k \(r.perThousandFixes(r.adds)), removes/1k \(r.perThousandFixes(r.removes)), first misses \(r.misses.prefix(3))"

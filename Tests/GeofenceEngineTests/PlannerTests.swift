@@ -110,7 +110,7 @@ struct PlannerTests {
                 let budget: RegistrationBudget = [.ios, .android, .custom(rng.int(1...8))][rng.int(0...2)]
                 let reserved = rng.int(0...(budget.regionLimit - 1))
                 let minimum = rng.chance(0.2) ? rng.double(0...500) : 0
-                let fraction = [0, RegistrationPlanner.defaultHysteresisFraction, rng.double(0...0.95)][rng.int(0...2)]
+                let fraction = [0, RegistrationPlanner.recommendedHysteresisFraction, rng.double(0...0.95)][rng.int(0...2)]
                 let planner = try RegistrationPlanner(
                     budget: budget, reservedSlots: reserved, minimumRefreshRadius: minimum, hysteresisFraction: fraction)
                 let accuracy = rng.chance(0.3) ? rng.double(0...400) : 0

@@ -37,7 +37,7 @@ struct PlannerUsageTests {
         var evaluator = try ContainmentEvaluator(fenceSet: try FenceSet(fences))
 
         // The README's example.
-        let planner = try RegistrationPlanner(budget: .ios, reservedSlots: 12)  // 7 fences
+        let planner = try RegistrationPlanner(budget: .ios, reservedSlots: 12, hysteresisFraction: 0.5)  // 7 fences
         var registered: [String] = []                  // the fence ids the OS monitors now
         func replan(latitude: Double, longitude: Double, accuracy: Double) throws -> RegistrationPlan {
             let plan = try planner.plan(latitude: latitude, longitude: longitude, accuracy: accuracy,

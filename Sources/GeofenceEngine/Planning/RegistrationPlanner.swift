@@ -80,12 +80,18 @@ public struct RegistrationPlanner: Sendable {
     /// documentation). 0 = always exactly the nearest fences.
     public let hysteresisFraction: Double
 
-    /// The default ``hysteresisFraction``: the refresh radius may shrink to half the largest
-    /// possible, and a registered fence stays up to twice that distance. On the Austin bus
-    /// replay it cuts adds plus removes per re-plan by 53 % (budget 20) and 66 % (budget 100),
-    /// and in all by 28 % and 39 %, for 55 % and 81 % more re-plans, with no entrance missed
-    /// (docs/rtree-nearest-planner.md has the figures for other fractions).
-    public static let defaultHysteresisFraction: Double = 0.5
+    /// The default ``hysteresisFraction``, 0: a plan holds exactly the nearest fences, as the
+    /// behaviour contract (semantics §7) states it. Apps that re-plan often should pass
+    /// ``recommendedHysteresisFraction``.
+    public static let defaultHysteresisFraction: Double = 0
+
+    /// The fraction apps should use to keep OS region changes few: the refresh radius may
+    /// shrink to half the largest possible, and a registered fence stays up to twice that
+    /// distance. On the Austin bus replay it cuts adds plus removes per re-plan by 53 %
+    /// (budget 20) and 66 % (budget 100), and in all by 28 % and 39 %, for 55 % and 81 % more
+    /// re-plans, with no entrance missed (docs/rtree-nearest-planner.md has the figures for
+    /// other fractions).
+    public static let recommendedHysteresisFraction: Double = 0.5
 
     /// Metres subtracted from the distance to the nearest unmonitored fence to get the refresh
     /// radius: polygon edge distances are computed within centimetres (never below the true
