@@ -74,10 +74,13 @@ class UsageError(Exception):
 # ---------------------------------------------------------------------------------------
 # The header and the device field, read as the engine reads them.
 
+def without_bom(line):
+    return line[3:] if line.startswith(b"\xef\xbb\xbf") else line
+
+
 def split_header(line):
     """Header fields of a header line (bytes), quotes removed (the engine's splitHeader)."""
-    if line.startswith(b"\xef\xbb\xbf"):
-        line = line[3:]
+    line = without_bom(line)
     if line.endswith(b"\r"):
         line = line[:-1]
     fields, current, quoted, i = [], bytearray(), False, 0
@@ -264,6 +267,8 @@ def sample_bounds(files, sources, k, field_count, partitions, chunks=256, chunk_
     places of the input (rows weigh by their count, as the engines' work does). The bounds
     only balance the partitions; any bounds give the same output."""
     total = sum(size for _, size in sources)
+    if any(files.scheme(path) != "file" for path, _ in sources):
+        chunks = min(chunks, 32)  # read through py4j: about a megabyte a second
     keys = []
     for path, size in sources:
         share = max(1, round(chunks * size / max(total, 1)))
@@ -307,8 +312,8 @@ class PartitionRun:
     """One partition through the engine.
 
     Spark's shuffle delivers each map task's rows in file order (a map task reads one split)
-    but the map tasks in any order. The rows are spooled to a local file as they come, in
-    runs of increasing row id; the runs are then put in row-id order, which is file order (a
+    as one block, but the blocks in any order. The rows are spooled to a local file as they
+    come, in runs (one map task's block each); the runs are then put in row-id order, which is file order (a
     row id is map task << 33 | record, and map tasks are numbered in file order), with no
     sort of rows; the engine reads the ordered file (mapped, not piped). Both orders are
     checked: row ids must not interleave between runs, and split keys (file, first byte of
@@ -343,17 +348,21 @@ class PartitionRun:
                 keep = np.ones(n, dtype=bool)
                 for i in headers:
                     file = int(splits[i]) >> SPLIT_BITS
-                    if bytes(data[offsets[i]:offsets[i + 1]]).rstrip(b"\n") != self.job["raw_headers"][file]:
+                    # (Hadoop's line reader drops a UTF-8 byte order mark at the start of a file.)
+                    first = bytes(data[offsets[i]:offsets[i + 1]]).rstrip(b"\n")
+                    if without_bom(first) != without_bom(self.job["raw_headers"][file]):
                         raise RuntimeError(f"partition {self.partition}: the first line of {self.job['files'][file]} differs from its header")
                     keep[i] = False
                     self.headers += 1
-            # Cut the batch where row ids go down: each piece continues a run or starts one.
-            cuts = [0] + list(np.flatnonzero(rows[1:] <= rows[:-1]) + 1) + [n]
+            # Cut the batch where the map task changes or row ids go down: each piece
+            # continues a run (one map task's block) or starts one.
+            tasks = rows >> RECORD_BITS
+            cuts = [0] + list(np.flatnonzero((rows[1:] <= rows[:-1]) | (tasks[1:] != tasks[:-1])) + 1) + [n]
             for a, b in zip(cuts[:-1], cuts[1:]):
                 if not np.all(splits[a + 1:b] >= splits[a:b - 1]):
                     raise RuntimeError(f"partition {self.partition}: rows are not in file order (Spark's splits out of order)")
                 run = self.runs[-1] if self.runs else None
-                if run is None or rows[a] <= run[1] or splits[a] < run[3]:
+                if run is None or rows[a] <= run[1] or (int(rows[a]) >> RECORD_BITS) != (run[1] >> RECORD_BITS) or splits[a] < run[3]:
                     run = [int(rows[a]), 0, int(splits[a]), 0, self.written, self.written, []]
                     self.runs.append(run)
                 run[1], run[3] = int(rows[b - 1]), int(splits[b - 1])
@@ -630,7 +639,10 @@ def line_mapper(spark, base, summaries):
     return line_of
 
 
-def main(argv):
+def main(argv, stop=True):
+    """Runs the job; returns the summary written to OUT/_geofence_summary.json. `stop`:
+    stop the Spark session at the end (tests running several jobs in one session pass
+    False)."""
     args, options = parse_arguments(argv)
     from pyspark.sql import SparkSession
     from pyspark.sql import functions as F
@@ -750,7 +762,9 @@ def main(argv):
     print(f"geofence_spark: {total['rowsRead']} rows read, {total['processed']} processed, {total['rejected']} rejected; "
           f"{total['devices']} devices; {total['events']} events in {len(summaries)} partitions; {total['seconds']} s; "
           f"{args.output}", file=sys.stderr)
-    spark.stop()
+    if stop:
+        spark.stop()
+    return total
 
 
 if __name__ == "__main__":
