@@ -320,12 +320,14 @@ class PartitionRun:
     the split) must never go down.
     """
 
-    def __init__(self, job):
+    def __init__(self, job, partition=None):
         import numpy as np
-        from pyspark import TaskContext
         self.np = np
         self.job = job
-        self.partition = TaskContext.get().partitionId()
+        if partition is None:
+            from pyspark import TaskContext
+            partition = TaskContext.get().partitionId()
+        self.partition = partition
         handle, self.spool = tempfile.mkstemp(dir=local_temp_dir(), prefix="geofence-fixes-")
         self.file = os.fdopen(handle, "wb")
         self.written = 0
@@ -660,6 +662,9 @@ def main(argv, stop=True):
     sc = spark.sparkContext
     # Partition k must stay partition k: no coalescing of the exchange.
     spark.conf.set("spark.sql.adaptive.coalescePartitions.enabled", "false")
+    # Rows reach Python in Arrow batches: large ones (the rows are short) mean fewer calls.
+    if spark.conf.get("spark.sql.execution.arrow.maxRecordsPerBatch") == "10000":
+        spark.conf.set("spark.sql.execution.arrow.maxRecordsPerBatch", "100000")
     files = Files(spark)
     sources = [found for pattern in args.fixes for found in files.expand(pattern)]
     raw_headers = []

@@ -6,7 +6,8 @@
 #
 # Installs what is missing: Java 17 (openjdk-17-jre-headless, with apt-get as root) and
 # PySpark with pyarrow and pandas in .spark-venv (pinned in requirements.txt; reused while
-# requirements.txt is unchanged). Then runs test_geofence_spark.py (every case against one
+# requirements.txt is unchanged). Then runs test_partition_run.py (the reordering of a
+# partition's rows, without Spark) and test_geofence_spark.py (every case against one
 # `geofence evaluate --threads 1`), and the one command through spark-submit twice: a
 # normal run, and an engine that crashes on one partition, which must fail the job (exit
 # status 1) and leave no output folder. Ends the cluster's processes it started.
@@ -42,6 +43,9 @@ fi
 export PATH=$VENV/bin:$PATH
 export PYSPARK_PYTHON=$VENV/bin/python PYSPARK_DRIVER_PYTHON=$VENV/bin/python
 export SPARK_LOCAL_IP=127.0.0.1 SPARK_HOME=$("$VENV/bin/python" -c 'import pyspark, os; print(os.path.dirname(pyspark.__file__))')
+
+# --- Putting a partition's map-task runs back in file order, without Spark (seconds).
+"$VENV/bin/python" integrations/spark/test_partition_run.py
 
 WORK=$(mktemp -d /tmp/geofence-spark-test.XXXXXX)
 PIDS=()
