@@ -3,7 +3,7 @@
 SWIFT ?= swift
 RELEASE := .build/release
 
-.PHONY: deps build run test bench dist spark-test clean
+.PHONY: deps build run test bench dist spark-test spark-bench clean
 
 deps:
 	@bash scripts/ensure-deps.sh
@@ -44,6 +44,10 @@ dist: deps
 # PySpark into .spark-venv when missing); see integrations/spark/spark_test.sh.
 spark-test: dist
 	bash integrations/spark/spark_test.sh dist/geofence
+
+# The Spark job on 20x Austin in local[2] against one process, interleaved (after spark-test).
+spark-bench: dist
+	bash integrations/spark/bench.sh dist/geofence
 
 clean:
 	rm -rf .build .build-dist dist out

@@ -662,6 +662,9 @@ def main(argv, stop=True):
     sc = spark.sparkContext
     # Partition k must stay partition k: no coalescing of the exchange.
     spark.conf.set("spark.sql.adaptive.coalescePartitions.enabled", "false")
+    # Nothing here for adaptive execution to improve (no joins, a fixed partitioning), and
+    # re-planning between the stages costs seconds of a short job.
+    spark.conf.set("spark.sql.adaptive.enabled", "false")
     # Rows reach Python in Arrow batches: large ones (the rows are short) mean fewer calls.
     if spark.conf.get("spark.sql.execution.arrow.maxRecordsPerBatch") == "10000":
         spark.conf.set("spark.sql.execution.arrow.maxRecordsPerBatch", "100000")
