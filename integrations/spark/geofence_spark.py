@@ -575,13 +575,15 @@ def parse_arguments(argv):
 def check_engine(args, header, options):
     """Runs the engine once on the driver on no rows: bad options, a bad header or a bad
     fence file stop the job before it starts (skipped when the driver cannot run it)."""
-    command = [args.engine, "evaluate", "--fences", args.fences, "--fixes", "/dev/null", "--header", header,
-               "--quiet", "--output", "/dev/null"] + options
-    try:
-        done = subprocess.run(command, stdin=subprocess.DEVNULL, capture_output=True, timeout=600)
-    except OSError as error:
-        print(f"geofence_spark: cannot run {args.engine} on the driver ({error}); options are checked on the executors", file=sys.stderr)
-        return
+    with tempfile.NamedTemporaryFile(prefix="geofence-no-rows-", suffix=".csv") as empty:
+        command = [args.engine, "evaluate", "--fences", args.fences, "--fixes", empty.name, "--header", header,
+                   "--quiet", "--output", "/dev/null"] + options
+        try:
+            done = subprocess.run(command, stdin=subprocess.DEVNULL, capture_output=True, timeout=600)
+        except OSError as error:
+            print(f"geofence_spark: cannot run {args.engine} on the driver ({error}); options are checked on the executors",
+                  file=sys.stderr)
+            return
     if done.returncode != 0:
         raise UsageError(done.stderr.decode("utf-8", "replace").strip())
 
