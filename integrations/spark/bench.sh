@@ -42,7 +42,7 @@ print("driver phases (s):", s["driverSeconds"])
 for p in s["byPartition"]:
     print(f"  partition {p['partition']}: {p['rowsRead']} rows, {p['events']} events; engine {p['seconds']:.2f} s "
           f"(read {p['phaseSeconds']['read']:.2f}, evaluate {p['phaseSeconds']['evaluate']:.2f}); "
-          f"rows received and spooled in {p['feedSeconds']} s; {p['runs']} map-task runs")
+          f"rows received and spooled in {p['feedSeconds']} s (Python busy {p['spoolSeconds']} s); {p['runs']} map-task runs")
 EOF
   "$PYSPARK_PYTHON" integrations/spark/stage_report.py "$WORK"/events/*
 done

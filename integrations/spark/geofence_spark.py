@@ -336,8 +336,10 @@ class PartitionRun:
 
     def add(self, batches):
         np = self.np
+        self.busy = 0.0
         for batch in batches:
-            lines, rows, splits = batch.column(0), batch.column(1).to_numpy(), batch.column(2).to_numpy()
+            began = time.monotonic()
+            lines, rows, splits = batch.column(0), longs_of(batch.column(1)), longs_of(batch.column(2))
             n = len(lines)
             if n == 0:
                 continue
@@ -372,11 +374,15 @@ class PartitionRun:
                     self.write(data[offsets[a]:offsets[b]])
                     run[6].append(rows[a:b])
                 else:
-                    for i in range(a, b):
-                        if keep[i]:
-                            self.write(data[offsets[i]:offsets[i + 1]])
+                    # Write around the (few) header lines.
+                    start = a
+                    for i in headers[(headers >= a) & (headers < b)]:
+                        self.write(data[offsets[start]:offsets[i]])
+                        start = i + 1
+                    self.write(data[offsets[start]:offsets[b]])
                     run[6].append(rows[a:b][keep[a:b]])
                 run[5] = self.written
+            self.busy += time.monotonic() - began
 
     def write(self, view):
         self.file.write(view)
@@ -440,7 +446,17 @@ class PartitionRun:
         summary["partition"] = self.partition
         summary["headersDropped"] = self.headers
         summary["runs"] = len(self.runs)
+        summary["spoolSeconds"] = round(self.busy, 3)
         return summary
+
+
+def longs_of(array):
+    """An int64 Arrow array without nulls as a numpy view of its buffer (Array.to_numpy's
+    first call imports pandas' bridge: a second of a task)."""
+    import numpy as np
+    if array.null_count:
+        raise RuntimeError("unexpected null row id")
+    return np.frombuffer(array.buffers()[1], dtype=np.int64)[array.offset:array.offset + len(array)]
 
 
 def offsets_of(array):
@@ -617,7 +633,7 @@ def add_up(summaries, files, line_of):
     total["engineSeconds"] = sum(s["seconds"] for s in summaries)
     total["byPartition"] = [{"partition": s["partition"], "rowsRead": s["rowsRead"], "devices": s["devices"],
                              "events": s["events"], "seconds": s["seconds"], "phaseSeconds": s["phaseSeconds"],
-                             "feedSeconds": s.get("feedSeconds"), "runs": s.get("runs"), "peakResidentBytes": s["peakResidentBytes"]} for s in summaries]
+                             "feedSeconds": s.get("feedSeconds"), "spoolSeconds": s.get("spoolSeconds"), "runs": s.get("runs"), "peakResidentBytes": s["peakResidentBytes"]} for s in summaries]
     return total
 
 
