@@ -313,11 +313,12 @@ class PartitionRun:
 
     Spark's shuffle delivers each map task's rows in file order (a map task reads one split)
     as one block, but the blocks in any order. The rows are spooled to a local file as they
-    come, in runs (one map task's block each); the runs are then put in row-id order, which is file order (a
-    row id is map task << 33 | record, and map tasks are numbered in file order), with no
-    sort of rows; the engine reads the ordered file (mapped, not piped). Both orders are
-    checked: row ids must not interleave between runs, and split keys (file, first byte of
-    the split) must never go down.
+    come, in runs (one map task's block each); the runs are then put in row-id order, which
+    is file order (a row id is map task << 33 | record, and map tasks are numbered in file
+    order), with no sort of rows; the engine reads the ordered file (mapped, not piped). Both
+    orders are checked: row ids must not interleave between runs, and split keys (file, first
+    byte of the split) must never go down. Memory: the row ids (8 bytes a row); the rows
+    themselves wait on local disk.
     """
 
     def __init__(self, job, partition=None):
