@@ -3,7 +3,7 @@
 SWIFT ?= swift
 RELEASE := .build/release
 
-.PHONY: deps build run test bench clean
+.PHONY: deps build run test bench dist spark-test spark-bench clean
 
 deps:
 	@bash scripts/ensure-deps.sh
@@ -30,5 +30,24 @@ bench: deps
 	@mkdir -p out
 	$(RELEASE)/geofence-bench suite --json out/bench.json --svg out/bench.svg
 
+# A release binary to ship to other machines (Spark executors): the Swift runtime linked in
+# statically, stripped. It needs libgeos (the build machine's release: see
+# scripts/check-dist.sh) and libstdc++, no Swift. Built in its own folder (.build-dist).
+dist: deps
+	$(SWIFT) build -c release --product geofence --static-swift-stdlib --scratch-path .build-dist
+	@mkdir -p dist
+	cp .build-dist/release/geofence dist/geofence
+	strip dist/geofence
+	@bash scripts/check-dist.sh dist/geofence
+
+# The Spark integration on a two-worker standalone cluster on loopback (installs Java 17 and
+# PySpark into .spark-venv when missing); see integrations/spark/spark_test.sh.
+spark-test: dist
+	bash integrations/spark/spark_test.sh dist/geofence
+
+# The Spark job on 20x Austin in local[2] against one process, interleaved (after spark-test).
+spark-bench: dist
+	bash integrations/spark/bench.sh dist/geofence
+
 clean:
-	rm -rf .build out
+	rm -rf .build .build-dist dist out

@@ -36,8 +36,14 @@ struct EvaluateCommand: ParsableCommand {
     @Option(help: "Write events here (NDJSON) instead of standard output.")
     var output: String?
 
-    @Option(help: "Write the run's summary here as JSON.")
+    @Option(help: "Write the run's summary here as JSON; - writes it as the last line of standard error (one line), where a pipe can carry it.")
     var summary: String?
+
+    @Option(help: ArgumentHelp("The input has no header line: its columns, as a header line would name them (e.g. device_id,timestamp,lat,lon); line numbers then start at 1 with the first row.", valueName: "columns"))
+    var header: String?
+
+    @Option(help: "Add this to every line number the summary reports (for a piece of a larger file fed through a pipe).")
+    var lineOffset: Int = 0
 
     @Option(help: "Worker threads (default: the number of cores).")
     var threads: Int?
@@ -93,10 +99,18 @@ struct EvaluateCommand: ParsableCommand {
     func validate() throws {
         if let threads, threads < 1 { throw ValidationError("--threads must be at least 1") }
         if let shard, ShardSpec(shard) == nil { throw ValidationError("--shard must be K/N with 0 <= K < N, got \(shard)") }
+        if lineOffset < 0 { throw ValidationError("--line-offset must be 0 or more, got \(lineOffset)") }
+        _ = try headerColumns()
         if ttl != "none" && (Double(ttl) == nil || Double(ttl)! < 0) {
             throw ValidationError("--ttl must be a number of seconds >= 0, or none")
         }
         do { try trackerConfiguration().validate() } catch { throw ValidationError(error.reason) }
+    }
+
+    /// The columns given with `--header`, or nil when the input's first line names them.
+    func headerColumns() throws -> FixCSVHeader? {
+        guard let header else { return nil }
+        do { return try FixCSVHeader(names: header) } catch { throw ValidationError("--header: \(error.reason)") }
     }
 
     func trackerConfiguration() -> TrackerConfiguration {
@@ -111,24 +125,32 @@ struct EvaluateCommand: ParsableCommand {
         let fenceSet = try FenceLoading.load(path: fences, repair: repair)
         let options = BatchOptions(
             configuration: trackerConfiguration(), threads: threads ?? Self.coreCount,
-            shard: shard.flatMap(ShardSpec.init) ?? .all, sortedInput: sortedInput)
+            shard: shard.flatMap(ShardSpec.init) ?? .all, sortedInput: sortedInput, header: try headerColumns(),
+            lineOffset: lineOffset)
         let result: BatchSummary = try CLIError.reporting {
             let evaluator = try BatchEvaluator(fenceSet: fenceSet, options: options)
             let sink = try output.map { try OutputSink(path: $0) } ?? .standardOutput()
             let bar = ProgressBar(totalBytes: Self.fileSize(fixes), quiet: quiet)
             let result = try evaluator.run(fixes: fixes, output: sink) { rows, bytes in bar.update(rows: rows, bytes: bytes) }
             bar.finish()
-            if let summary {
+            if let summary, summary != "-" {
                 let file = try OutputSink(path: summary)
-                var bytes: [UInt8] = []
-                JSONWriter.write(result.json, to: &bytes)
-                bytes.append(0x0A)
-                try file.write(bytes)
+                try file.write(Self.jsonLine(result))
                 try file.flush()
             }
             return result
         }
         if !quiet { FileHandleText.standardError(result.line + "\n") }
+        // Last on standard error, after the line for people, so a reader takes the last line.
+        if summary == "-" { FileHandleText.standardError(String(decoding: Self.jsonLine(result), as: UTF8.self)) }
+    }
+
+    /// The summary as one line of JSON (the writer puts no line break inside).
+    static func jsonLine(_ result: BatchSummary) -> [UInt8] {
+        var bytes: [UInt8] = []
+        JSONWriter.write(result.json, to: &bytes)
+        bytes.append(0x0A)
+        return bytes
     }
 
     static var coreCount: Int { Platform.coreCount }

@@ -33,7 +33,7 @@ public final class BatchEvaluator {
     ///   output cannot be written, ``GEOSError`` when GEOS fails.
     public func run(fixes path: String, output: OutputSink, progress: ((Int, Int) -> Void)? = nil) throws -> BatchSummary {
         let start = Self.now()
-        let reader = try FixFileReader(path: path, blockSize: options.blockSize)
+        let reader = try FixFileReader(path: path, blockSize: options.blockSize, header: options.header, lineOffset: options.lineOffset)
         var summary = BatchSummary(file: path)
         summary.fences = fenceSet.count
         summary.threads = options.threads

@@ -12,16 +12,25 @@ public struct BatchOptions: Sendable {
     public var sortedInput: Bool
     /// Bytes read per block.
     public var blockSize: Int
+    /// The input's columns when it has no header line (a pipe fed one partition of a larger
+    /// file, say); nil: the first line is the header.
+    public var header: FixCSVHeader?
+    /// Added to every line number the summary reports, so that a piece of a file fed through
+    /// a pipe (`tail -n +1001 fixes.csv | … --header … --line-offset 1000`) names the lines of
+    /// the whole file.
+    public var lineOffset: Int
 
     public init(
         configuration: TrackerConfiguration = TrackerConfiguration(), threads: Int = 1, shard: ShardSpec = .all,
-        sortedInput: Bool = false, blockSize: Int = 8 << 20
+        sortedInput: Bool = false, blockSize: Int = 8 << 20, header: FixCSVHeader? = nil, lineOffset: Int = 0
     ) {
         self.configuration = configuration
         self.threads = max(1, threads)
         self.shard = shard
         self.sortedInput = sortedInput
         self.blockSize = blockSize
+        self.header = header
+        self.lineOffset = lineOffset
     }
 }
 

@@ -8,20 +8,21 @@ public struct FixFileError: Error, Hashable, Sendable, CustomStringConvertible {
 /// Reads a fix CSV in large blocks and parses each block on several threads.
 ///
 /// Line numbers are 1-based and count every physical line (the header is line 1), so a
-/// rejected row can be found with `sed -n <line>p`.
+/// rejected row can be found with `sed -n <line>p`. Input without a header line (the columns
+/// given apart) starts with line 1; `lineOffset` is added to every line number.
 final class FixFileReader {
     let path: String
     let header: FixCSVHeader
     private let reader: LineBlockReader
     /// The data after the header in the first block, not yet handed out.
     private var firstBlockRest: UnsafeRawBufferPointer?
-    private var nextLine = 2
+    private var nextLine: Int
     /// Each parsing thread's scratch, where it stages a slice before placing it in the store
     /// (``FixStore/Writer/place(from:count:at:deviceCount:)``); indexed by worker.
     private var scratch: [ScratchMemory] = []
 
-    /// Opens the file and reads its header.
-    init(path: String, blockSize: Int = 8 << 20) throws(FixFileError) {
+    /// Opens the file and reads its header, or takes `header` when the file has no header line.
+    init(path: String, blockSize: Int = 8 << 20, header given: FixCSVHeader? = nil, lineOffset: Int = 0) throws(FixFileError) {
         self.path = path
         do {
             reader = try LineBlockReader(path: path, blockSize: blockSize)
@@ -30,6 +31,14 @@ final class FixFileReader {
         }
         let first: UnsafeRawBufferPointer?
         do { first = try reader.nextBlock() } catch { throw FixFileError(path: path, reason: error.reason) }
+        if let given {
+            // No header line: every line is data, the first is line 1.
+            header = given
+            nextLine = 1 + lineOffset
+            firstBlockRest = first.flatMap { $0.count > 0 ? $0 : nil }
+            return
+        }
+        nextLine = 2 + lineOffset
         guard let first, first.count > 0 else {
             throw FixFileError(path: path, reason: "empty file (expected a header line naming at least device_id,timestamp,lat,lon)")
         }
@@ -39,7 +48,7 @@ final class FixFileReader {
         do {
             header = try FixCSVHeader(line: UnsafeRawBufferPointer(rebasing: first[0..<end]))
         } catch {
-            throw FixFileError(path: path, reason: "line 1: \(error.reason)")
+            throw FixFileError(path: path, reason: "line \(1 + lineOffset): \(error.reason)")
         }
         firstBlockRest = end + 1 < first.count ? UnsafeRawBufferPointer(rebasing: first[(end + 1)...]) : nil
     }

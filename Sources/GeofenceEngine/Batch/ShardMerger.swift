@@ -1,10 +1,16 @@
 import HeapModule
 
-/// Merges the NDJSON event files of `--shard K/N` runs into the one-process output.
+/// Merges the NDJSON event files of `--shard K/N` runs (or of hash-partitioned jobs) into the
+/// one-process output.
 ///
 /// Every shard's file is ordered by device id, and a device lives in exactly one shard, so
 /// the merge takes whole runs of one device's lines, smallest device id first (UTF-8 byte
-/// order). The result equals the unsharded output byte for byte.
+/// order of the unescaped id). The result equals the unsharded output byte for byte.
+///
+/// It streams on bytes: each file is read in blocks (mapped when it is a regular file), a
+/// line's top-level `deviceId` is found by a short scan of the line's start (no JSON parse),
+/// and a device's run is written as one contiguous range of the block. Blank lines are
+/// dropped and a last line without a line break gets one, as when the lines are re-read.
 public enum ShardMerger {
     public struct Failure: Error, CustomStringConvertible, Sendable {
         public var description: String
@@ -12,14 +18,25 @@ public enum ShardMerger {
 
     /// Merges `inputs` into `output`. Returns the number of lines written.
     ///
-    /// - Throws: ``Failure`` when a line is not an event object, a file is not ordered by
-    ///   device id, or one device appears in two files (the files are not shards of one run).
-    /// - Complexity: O(L log k) for L lines in k files; memory is one block per file.
+    /// - Throws: ``Failure`` when a line is not an event object (no top-level string
+    ///   `deviceId`), a file is not ordered by device id, or one device appears in two files
+    ///   (the files are not shards of one run); ``FileReadError`` when a file cannot be read
+    ///   or the output written.
+    /// - Complexity: O(B + D log k) for B bytes, D device runs and k files; memory is one
+    ///   block per file (a view of the page cache for regular files).
     public static func merge(inputs: [String], output: OutputSink) throws -> Int {
-        var cursors = try inputs.map { try Cursor(path: $0) }
+        let written = try merge(inputs: inputs) { bytes in try output.write(bytes) }
+        try output.flush()
+        return written
+    }
+
+    /// Merges `inputs`, handing the output to `write` in ranges (a whole device's run of one
+    /// block at a time; the bytes are valid only during the call).
+    package static func merge(inputs: [String], write: (UnsafeRawBufferPointer) throws -> Void) throws -> Int {
+        let cursors = try inputs.map { try EventLineCursor(path: $0) }
         var heap = Heap<HeapEntry>()
-        for (i, cursor) in cursors.enumerated() where cursor.device != nil {
-            heap.insert(HeapEntry(device: cursor.device!, input: i))
+        for (i, cursor) in cursors.enumerated() where cursor.hasLine {
+            heap.insert(HeapEntry(device: cursor.deviceKey(), input: i))
         }
         var written = 0
         var lastDevice: [UInt8]? = nil
@@ -28,68 +45,27 @@ public enum ShardMerger {
             if let last = lastDevice, last == entry.device, lastInput != entry.input {
                 throw Failure(description: "device \(String(decoding: entry.device, as: UTF8.self)) appears in both \(inputs[lastInput]) and \(inputs[entry.input]): these are not shards of one run")
             }
-            // Copy this device's whole run from its file.
-            let device = entry.device
-            while let current = cursors[entry.input].device, current == device {
-                try output.write(cursors[entry.input].line)
-                written += 1
-                try cursors[entry.input].advance()
-            }
-            lastDevice = device
+            let cursor = cursors[entry.input]
+            written += try cursor.copyRun(write: write)
+            lastDevice = entry.device
             lastInput = entry.input
-            if let next = cursors[entry.input].device {
-                if !device.lexicographicallyPrecedes(next) {
-                    throw Failure(description: "\(inputs[entry.input]) line \(cursors[entry.input].lineNumber): device ids are not in ascending order")
+            if cursor.hasLine {
+                let next = cursor.deviceKey()
+                if !entry.device.lexicographicallyPrecedes(next) {
+                    throw Failure(description: "\(inputs[entry.input]) line \(cursor.lineNumber): device ids are not in ascending order")
                 }
                 heap.insert(HeapEntry(device: next, input: entry.input))
             }
         }
-        try output.flush()
         return written
     }
 
     struct HeapEntry: Comparable {
+        /// The device id's UTF-8 bytes (unescaped).
         var device: [UInt8]
         var input: Int
         static func < (a: Self, b: Self) -> Bool {
             a.device != b.device ? a.device.lexicographicallyPrecedes(b.device) : a.input < b.input
-        }
-    }
-
-    /// One input file, positioned on a line (with its device id), or exhausted.
-    struct Cursor {
-        let path: String
-        let reader: LineBlockReader
-        var block: [[UInt8]] = []
-        var position = 0
-        var line: [UInt8] = []
-        var device: [UInt8]? = nil
-        var lineNumber = 0
-
-        init(path: String) throws {
-            self.path = path
-            reader = try LineBlockReader(path: path, blockSize: 1 << 20)
-            try advance()
-        }
-
-        mutating func advance() throws {
-            while position >= block.count {
-                guard let bytes = try reader.nextBlock() else {
-                    device = nil
-                    return
-                }
-                block = bytes.split(separator: 0x0A, omittingEmptySubsequences: true).map { Array($0) }
-                position = 0
-            }
-            line = block[position] + [0x0A]
-            position += 1
-            lineNumber += 1
-            guard case .object(let object)? = try? JSONParser.parse(Array(line.dropLast())),
-                let id = object["deviceId"]?.stringValue
-            else {
-                throw Failure(description: "\(path) line \(lineNumber): not an event (a JSON object with a deviceId)")
-            }
-            device = Array(id.utf8)
         }
     }
 }

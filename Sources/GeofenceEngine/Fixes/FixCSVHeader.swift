@@ -61,6 +61,16 @@ public struct FixCSVHeader: Hashable, Sendable {
         self.roles = roles
     }
 
+    /// Reads the header from its text, as it would stand on the file's first line
+    /// (`device_id,timestamp,lat,lon`): for input that has no header line.
+    public init(names: String) throws(Problem) {
+        var text = names
+        let parsed = text.withUTF8 { bytes -> Result<FixCSVHeader, Problem> in
+            do throws(Problem) { return .success(try FixCSVHeader(line: UnsafeRawBufferPointer(bytes))) } catch { return .failure(error) }
+        }
+        self = try parsed.get()
+    }
+
     /// Header fields, quotes removed.
     static func splitHeader(_ bytes: [UInt8]) -> [String] {
         var fields: [String] = []

@@ -42,6 +42,21 @@ public final class OutputSink {
         if buffer.count >= flushThreshold { try flush() }
     }
 
+    /// Appends raw bytes; a range of a megabyte or more goes straight to the descriptor
+    /// (after what is buffered), without a copy.
+    public func write(_ bytes: UnsafeRawBufferPointer) throws(FileReadError) {
+        if buffer.count + bytes.count < flushThreshold {
+            buffer.append(contentsOf: bytes)
+            return
+        }
+        try flush()
+        if bytes.count < flushThreshold {
+            buffer.append(contentsOf: bytes)
+        } else if !Platform.writeAll(fd, bytes) {
+            throw FileReadError(path: name, reason: FileBytes.errnoText("write failed"))
+        }
+    }
+
     /// Appends a string's UTF-8.
     public func write(_ text: String) throws(FileReadError) {
         buffer.append(contentsOf: text.utf8)
