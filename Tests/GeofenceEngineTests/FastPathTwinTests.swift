@@ -98,6 +98,7 @@ struct FastPathTwinTests {
                 let set = try FenceSet(fences)
                 guard set.directory.isEnabled else { continue }
                 var fromTree: [Int32] = [], fromGrid: [Int32] = []
+                let (entryBoxes, entrySlots) = set.entries
                 for p in world.queryPoints(count: 300, fences: fences, &rng) {
                     fromTree.removeAll()
                     fromGrid.removeAll()
@@ -106,9 +107,9 @@ struct FastPathTwinTests {
                     // The tree's Float boxes may add candidates from rounding slack; every fence
                     // whose true box holds the point must come from both, and the grid may only
                     // add what the tree has.
-                    let exact = Set((0..<set.entryBoxes.count).filter {
-                        set.entryBoxes[$0].contains(latitude: p.latitude, longitude: p.longitude)
-                    }.map { set.entrySlots[$0] })
+                    let exact = Set((0..<entryBoxes.count).filter {
+                        entryBoxes[$0].contains(latitude: p.latitude, longitude: p.longitude)
+                    }.map { entrySlots[$0] })
                     #expect(fromGrid == Array(Set(fromGrid)).sorted(), "seed \(seed) \(name): grid answer not sorted and unique")
                     #expect(exact.isSubset(of: Set(fromGrid)), "seed \(seed) \(name) size \(size) at \(p): grid \(fromGrid) misses \(exact.subtracting(fromGrid))")
                     #expect(Set(fromGrid).isSubset(of: Set(fromTree)), "seed \(seed) \(name) size \(size) at \(p)")

@@ -2,7 +2,8 @@ import GeofenceGeometry
 
 // Memory layout (all polygons of a fence set, flat)
 // ------------------------------------------------
-// * `vertices`: every ring of every polygon fence, `[lon, lat, lon, lat, …]`, rings closed.
+// * `vertices`: every ring of every polygon fence, `[lon, lat, lon, lat, …]`, rings closed:
+//   the fence set's own vertex buffer (``FenceShapes``), shared, not copied.
 // * Each ring's edges are cut into runs of at most `runLength` edges ("chunks"). Chunk c covers
 //   the edges from vertex `chunkRanges[c].x` on, `chunkRanges[c].y` of them, and
 //   `chunkBounds[c]` = (minLat, maxLat, maxLon, 0) of its vertices.
@@ -10,7 +11,7 @@ import GeofenceGeometry
 //   order (see `FenceSet.storageIndex`); count -1 for a
 //   circle or a polygon left to GEOS (more than `maximumEdges` edges, where GEOS's
 //   interval index beats a linear pass).
-// Memory: 16 bytes per vertex plus 40 bytes per 16 edges.
+// Memory: 40 bytes per 16 edges (plus the shared 16 bytes per vertex).
 
 /// What the certified point-in-polygon test could decide.
 enum PolygonTestResult {
@@ -30,7 +31,7 @@ enum PolygonTestResult {
 /// for that determinant (`ccwerrboundA`), so every answer it gives is the exact one. Points
 /// on a vertex or on a horizontal edge are recognised exactly as boundary (covered); anything
 /// within the error bound of an edge is `undecided` and goes to GEOS's locator.
-final class PolygonEdgeIndex: Sendable {
+struct PolygonEdgeIndex: Sendable {
     static let runLength = 16
     static let maximumEdges = 2048
     /// Shewchuk's bound for orient2d's first, floating-point stage: (3 + 16ε)ε, ε = 2⁻⁵³.
@@ -41,31 +42,31 @@ final class PolygonEdgeIndex: Sendable {
     let chunkRanges: FrozenBuffer<SIMD2<Int32>>
     let slotChunks: FrozenBuffer<SIMD2<Int32>>
 
+    /// Builds the runs over the set's shapes (storage order), sharing their vertex buffer.
+    ///
     /// - Complexity: O(v) for v vertices over all polygons.
-    init(_ fences: [Fence]) {
-        var vertices: [Double] = [], bounds: [SIMD4<Double>] = [], ranges: [SIMD2<Int32>] = []
+    init(shapes: FenceShapes, count: Int) {
+        var bounds: [SIMD4<Double>] = [], ranges: [SIMD2<Int32>] = []
         var slotChunks: [SIMD2<Int32>] = []
-        slotChunks.reserveCapacity(fences.count)
-        for fence in fences {
-            guard case .polygon(let shape) = fence.shape else {
-                slotChunks.append(SIMD2(0, -1))
-                continue
-            }
-            let edges = shape.allRings.reduce(0) { $0 + Swift.max(0, $1.count - 1) }
-            guard edges <= Self.maximumEdges else {
+        slotChunks.reserveCapacity(count)
+        let v = shapes.vertices.pointer
+        for p in 0..<count {
+            let rings = shapes.rings(position: p)
+            let edges = rings.reduce(0) { $0 + Swift.max(0, Int(shapes.vertexStarts[$1 + 1] - shapes.vertexStarts[$1]) - 1) }
+            guard !rings.isEmpty, edges <= Self.maximumEdges else {
                 slotChunks.append(SIMD2(0, -1))
                 continue
             }
             let firstChunk = Int32(ranges.count)
-            for ring in shape.allRings where ring.count >= 2 {
-                let base = vertices.count / 2
-                vertices.append(contentsOf: ring.positions)
+            for ring in rings {
+                let base = Int(shapes.vertexStarts[ring]), size = Int(shapes.vertexStarts[ring + 1]) - base
+                guard size >= 2 else { continue }
                 var first = 0
-                while first < ring.count - 1 {
-                    let count = Swift.min(Self.runLength, ring.count - 1 - first)
+                while first < size - 1 {
+                    let count = Swift.min(Self.runLength, size - 1 - first)
                     var minLat = Double.infinity, maxLat = -Double.infinity, maxLon = -Double.infinity
-                    for i in first...(first + count) {
-                        let lon = ring.positions[2 * i], lat = ring.positions[2 * i + 1]
+                    for i in (base + first)...(base + first + count) {
+                        let lon = v[2 * i], lat = v[2 * i + 1]
                         minLat = Swift.min(minLat, lat)
                         maxLat = Swift.max(maxLat, lat)
                         maxLon = Swift.max(maxLon, lon)
@@ -77,10 +78,21 @@ final class PolygonEdgeIndex: Sendable {
             }
             slotChunks.append(SIMD2(firstChunk, Int32(ranges.count) - firstChunk))
         }
-        self.vertices = FrozenBuffer(vertices)
+        vertices = shapes.vertices
         chunkBounds = FrozenBuffer(bounds)
         chunkRanges = FrozenBuffer(ranges)
         self.slotChunks = FrozenBuffer(slotChunks)
+    }
+
+    /// An index read from a compiled file.
+    init(
+        vertices: FrozenBuffer<Double>, chunkBounds: FrozenBuffer<SIMD4<Double>>, chunkRanges: FrozenBuffer<SIMD2<Int32>>,
+        slotChunks: FrozenBuffer<SIMD2<Int32>>
+    ) {
+        self.vertices = vertices
+        self.chunkBounds = chunkBounds
+        self.chunkRanges = chunkRanges
+        self.slotChunks = slotChunks
     }
 
     /// The index as plain pointers, for hot loops (valid while `self` lives).

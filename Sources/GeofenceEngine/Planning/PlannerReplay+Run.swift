@@ -54,7 +54,7 @@ extension PlannerReplay {
             if report.misses.count < keptMisses {
                 report.misses.append(ReplayMiss(
                     deviceID: track.deviceID, timestamp: track.timestamps[i],
-                    geofenceId: evaluator.fenceSet.fences[Int(slot)].id, position: track.positions[i]))
+                    geofenceId: evaluator.fenceSet.id(at: Int(slot)), position: track.positions[i]))
             }
         }
 

@@ -152,7 +152,7 @@ public struct RegistrationPlanner: Sendable {
                 from: registeredSlots, to: monitor.map(\.slot), set: set)
             return RegistrationPlan(
                 monitor: monitor, refreshRegion: refresh, add: add, remove: remove,
-                unmonitoredInside: overflow.map(\.slot).sorted().map { set.fences[Int($0)].id },
+                unmonitoredInside: overflow.map(\.slot).sorted().map { set.id(at: Int($0)) },
                 nearestUnmonitoredDistance: nearestLeftOut)
         } catch {
             throw .geometry(error)
@@ -161,11 +161,9 @@ public struct RegistrationPlanner: Sendable {
 
     /// The OS circle for a fence.
     static func monitored(_ f: FenceDistance, inside: Bool, set: FenceSet) -> MonitoredFence {
-        let fence = set.fences[Int(f.slot)]
-        // Every fence of a set has its circle (validation fills in polygons' enclosing circles).
-        let circle = fence.enclosingCircle ?? EnclosingCircle(center: Coordinate(latitude: 0, longitude: 0), radius: 0)
+        let circle = set.enclosingCircle(at: Int(f.slot))
         return MonitoredFence(
-            slot: f.slot, geofenceId: fence.id, center: circle.center, radius: circle.radius,
+            slot: f.slot, geofenceId: set.id(at: Int(f.slot)), center: circle.center, radius: circle.radius,
             distance: f.distance, isInside: inside)
     }
 
@@ -174,8 +172,8 @@ public struct RegistrationPlanner: Sendable {
     /// - Complexity: O((a + b) log(a + b)).
     static func diff(from old: [Int32], to new: [Int32], set: FenceSet) -> (add: [String], remove: [String]) {
         let before = Set(old), after = Set(new)
-        let add = after.subtracting(before).sorted().map { set.fences[Int($0)].id }
-        let remove = before.subtracting(after).sorted().map { set.fences[Int($0)].id }
+        let add = after.subtracting(before).sorted().map { set.id(at: Int($0)) }
+        let remove = before.subtracting(after).sorted().map { set.id(at: Int($0)) }
         return (add, remove)
     }
 }
