@@ -27,7 +27,7 @@ struct EvaluateCommand: ParsableCommand {
             """
     )
 
-    @Option(help: "GeoJSON FeatureCollection of fences.")
+    @Option(help: "Fences: GeoJSON (a FeatureCollection or GeoJSONSeq) or a compiled fence file.")
     var fences: String
 
     @Option(help: "CSV file of fixes.")

@@ -13,7 +13,7 @@ struct ValidateCommand: ParsableCommand {
             """
     )
 
-    @Option(name: .long, help: "GeoJSON FeatureCollection of fences.")
+    @Option(name: .long, help: "Fences: GeoJSON (a FeatureCollection or GeoJSONSeq) or a compiled fence file (its integrity is checked).")
     var fences: String
 
     @Flag(name: .long, help: "Repair invalid polygons with GEOS MakeValid.")
@@ -27,6 +27,13 @@ struct ValidateCommand: ParsableCommand {
     }
 
     func run() throws {
+        if FenceSet.isCompiled(path: fences) {
+            // Validated when it was compiled: check its integrity.
+            if repair { throw CLIError("\(fences): a compiled fence file holds validated fences; --repair applies to GeoJSON") }
+            let set = try FenceLoading.load(path: fences, repair: false)
+            FileHandleText.standardOutput("\(fences): compiled fence file, \(set.count) fence(s), checksums and structure verified\n")
+            return
+        }
         let report = try FenceLoading.inspect(path: fences, repair: repair)
         let out = OutputSink.standardOutput()
         for repaired in report.repairs {

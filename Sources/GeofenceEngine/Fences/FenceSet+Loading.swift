@@ -37,11 +37,15 @@ extension FenceSet {
             repairs: outcome.repairs, fences: outcome.fences, document: document)
     }
 
-    /// Loads a GeoJSON fence file into a set; any problem fails the load.
+    /// Loads a fence file into a set: a compiled fence file (recognised by its first bytes)
+    /// is opened (``open(path:)``), anything else read as GeoJSON; any problem fails the load.
     ///
-    /// - Throws: ``FenceFileError`` for an unreadable file, ``FenceValidationError`` listing
-    ///   every bad feature, ``GEOSError`` when GEOS fails.
+    /// - Parameter repair: for GeoJSON, fix invalid polygons with GEOS MakeValid (a compiled
+    ///   file holds fences validated when it was written).
+    /// - Throws: ``FenceFileError`` for an unreadable or damaged file, ``FenceValidationError``
+    ///   listing every bad feature, ``GEOSError`` when GEOS fails.
     public static func load(path: String, repair: Bool = false) throws -> FenceSet {
+        if isCompiled(path: path) { return try open(path: path) }
         let set = try loadKeepingFreedMemory(path: path, repair: repair)
         CHeap.returnFreedMemory()  // what loading freed goes back to the system
         return set

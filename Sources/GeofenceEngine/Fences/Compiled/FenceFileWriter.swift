@@ -1,0 +1,103 @@
+/// Writes a fence set as a compiled fence file (layout in `FenceFileFormat`).
+enum FenceFileWriter {
+    /// One section to write: id, element size and bytes (valid while the set lives).
+    struct Section {
+        var id: FenceSectionID
+        var elementSize: Int
+        var bytes: UnsafeRawBufferPointer
+    }
+
+    /// The sections of `set` in file order, with the META words in `meta` (kept alive by the caller).
+    static func sections(of set: FenceSet, meta: UnsafeBufferPointer<UInt64>) -> [Section] {
+        func s<T>(_ id: FenceSectionID, _ buffer: FrozenBuffer<T>) -> Section {
+            Section(id: id, elementSize: MemoryLayout<T>.stride, bytes: buffer.bytes)
+        }
+        typealias F = FenceSectionID
+        return [
+            Section(id: F.meta, elementSize: 8, bytes: UnsafeRawBufferPointer(meta)),
+            s(F.ids, set.ids.bytes), s(F.idOffsets, set.ids.offsets), s(F.idTable, set.idTable.entries),
+            s(F.properties, set.properties.bytes), s(F.propertyOffsets, set.properties.offsets),
+            s(F.libraries, set.libraries.bytes), s(F.libraryOffsets, set.libraries.offsets),
+            s(F.attributes, set.attributes), s(F.levels, set.levels), s(F.ranks, set.ranks),
+            s(F.dwellSeconds, set.dwellSeconds), s(F.dwellMilliseconds, set.dwellMilliseconds),
+            s(F.featureIndexes, set.featureIndexes), s(F.enclosingCircles, set.enclosingCircles),
+            s(F.fragments, set.eventFragments.bytes), s(F.fragmentOffsets, set.eventFragments.offsets),
+            s(F.storageIndex, set.storageIndex), s(F.circleRecords, set.circleRecordBuffer), s(F.levelBuffer, set.levelBuffer),
+            s(F.partStarts, set.shapes.partStarts), s(F.ringStarts, set.shapes.ringStarts),
+            s(F.vertexStarts, set.shapes.vertexStarts), s(F.vertices, set.shapes.vertices),
+            s(F.chunkBounds, set.polygonEdges.chunkBounds), s(F.chunkRanges, set.polygonEdges.chunkRanges),
+            s(F.slotChunks, set.polygonEdges.slotChunks),
+            s(F.treeBoxes, set.index.boxes), s(F.treeRefs, set.index.refs), s(F.treeLevels, set.index.levelEnds),
+            s(F.cellStarts, set.directory.starts), s(F.cellBoxes, set.directory.boxes), s(F.cellSlots, set.directory.slots),
+            s(F.largeBoxes, set.directory.largeBoxes), s(F.largeSlots, set.directory.largeSlots),
+        ]
+    }
+
+    /// Writes `set` to `path` atomically (a temporary file renamed over it once flushed).
+    ///
+    /// - Returns: the file's size in bytes.
+    /// - Throws: ``FileReadError`` naming the path when it cannot be written.
+    /// - Complexity: O(size), the digests on every core.
+    @discardableResult
+    static func write(_ set: FenceSet, to path: String) throws(FileReadError) -> Int {
+        let meta = FenceFileMeta(set).words
+        return try meta.withUnsafeBufferPointer { (metaWords) throws(FileReadError) -> Int in
+            let sections = Self.sections(of: set, meta: metaWords)
+            let tableEnd = FenceFileFormat.padded(FenceFileFormat.headerSize + sections.count * FenceFileFormat.entrySize)
+            var offsets: [Int] = []
+            var end = tableEnd
+            for section in sections {
+                offsets.append(end)
+                end += FenceFileFormat.padded(section.bytes.count)
+            }
+            let regions = sections.map {
+                FenceFileDigest.Region(payload: $0.bytes, paddedLength: FenceFileFormat.padded($0.bytes.count))
+            }
+            let digests = FenceFileDigest.digests(regions, threads: Platform.coreCount)
+            // The table, then the header over it.
+            var table = [UInt8]()
+            for (k, section) in sections.enumerated() {
+                table.appendLittleEndian(section.id.raw)
+                table.appendLittleEndian(UInt32(section.elementSize))
+                table.appendLittleEndian(UInt64(offsets[k]))
+                table.appendLittleEndian(UInt64(section.bytes.count))
+                table.appendLittleEndian(digests[k])
+            }
+            table.append(contentsOf: [UInt8](repeating: 0, count: tableEnd - FenceFileFormat.headerSize - table.count))
+            var header = FenceFileFormat.magic
+            header.appendLittleEndian(FenceFileFormat.version)
+            header.appendLittleEndian(UInt32(sections.count))
+            header.appendLittleEndian(UInt64(end))
+            header.appendLittleEndian(UInt64(set.count))
+            header.appendLittleEndian(table.withUnsafeBytes { XXH64.hash($0) })
+            header.append(contentsOf: [UInt8](repeating: 0, count: FenceFileFormat.headerSize - header.count))
+            let headerHash = header.withUnsafeBytes { XXH64.hash($0) }
+            header.replaceSubrange(40..<48, with: withUnsafeBytes(of: headerHash.littleEndian) { Array($0) })
+
+            let writer = try AtomicFileWriter(path: path)
+            try writer.write(header)
+            try writer.write(table)
+            let zeros = [UInt8](repeating: 0, count: FenceFileFormat.alignment)
+            for section in sections {
+                // In pieces: the writer copies what it is given into its buffer.
+                var from = 0
+                while from < section.bytes.count {
+                    let to = Swift.min(from + FenceFileFormat.blockSize, section.bytes.count)
+                    try writer.write(UnsafeRawBufferPointer(rebasing: section.bytes[from..<to]))
+                    from = to
+                }
+                let padding = FenceFileFormat.padded(section.bytes.count) - section.bytes.count
+                if padding > 0 { try writer.write(Array(zeros[0..<padding])) }
+            }
+            try writer.commit()
+            return end
+        }
+    }
+}
+
+extension Array where Element == UInt8 {
+    /// Appends the little-endian bytes of an integer.
+    mutating func appendLittleEndian<T: FixedWidthInteger>(_ value: T) {
+        Swift.withUnsafeBytes(of: value.littleEndian) { append(contentsOf: $0) }
+    }
+}
