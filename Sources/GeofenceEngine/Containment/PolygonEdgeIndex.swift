@@ -127,32 +127,48 @@ struct PolygonEdgeIndex: Sendable {
                 // it and the point is on none of its edges.
                 if y < b.x || y > b.y || x > b.z { continue }
                 let r = chunkRanges[c]
-                var i = 2 &* Int(r.x)
-                let end = i &+ 2 &* Int(r.y)
-                while i < end {
-                    let x1 = v[i], y1 = v[i &+ 1], x2 = v[i &+ 2], y2 = v[i &+ 3]
-                    i &+= 2
-                    if (y1 > y) != (y2 > y) {
-                        let a = (y - y1) * (x2 - x1)
-                        let b = (x - x1) * (y2 - y1)
-                        let d = a - b
-                        let bound = PolygonEdgeIndex.orientationErrorBound * (abs(a) + abs(b))
-                        if d > bound {
-                            if y2 > y1 { odd.toggle() }
-                        } else if d < -bound {
-                            if y2 < y1 { odd.toggle() }
-                        } else {
-                            return .undecided
-                        }
-                    } else if y1 == y {
-                        // On a vertex, or on a horizontal edge: boundary, so covered.
-                        if x1 == x { return .inside }
-                        if y2 == y && (x1 <= x) != (x2 < x) { return .inside }
-                    }
+                if let settled = PolygonEdgeIndex.crossings(v, from: Int(r.x), edges: Int(r.y), x: x, y: y, odd: &odd) {
+                    return settled
                 }
             }
             return odd ? .inside : .outside
         }
+    }
+
+    /// Counts the crossings of the ray from (x, y) towards +longitude with `edges` edges of a
+    /// flat `[lon, lat, …]` vertex list starting at vertex `from` (toggling `odd` for each),
+    /// each decided by the sign of an orientation determinant beyond Shewchuk's error bound.
+    /// Returns `.inside` when the point is exactly on a vertex or a horizontal edge (the
+    /// boundary is covered), `.undecided` when a determinant is within its bound (on or within
+    /// rounding of an edge), nil when every edge was decided.
+    @inline(__always)
+    static func crossings(
+        _ v: UnsafePointer<Double>, from: Int, edges: Int, x: Double, y: Double, odd: inout Bool
+    ) -> PolygonTestResult? {
+        var i = 2 &* from
+        let end = i &+ 2 &* edges
+        while i < end {
+            let x1 = v[i], y1 = v[i &+ 1], x2 = v[i &+ 2], y2 = v[i &+ 3]
+            i &+= 2
+            if (y1 > y) != (y2 > y) {
+                let a = (y - y1) * (x2 - x1)
+                let b = (x - x1) * (y2 - y1)
+                let d = a - b
+                let bound = orientationErrorBound * (abs(a) + abs(b))
+                if d > bound {
+                    if y2 > y1 { odd.toggle() }
+                } else if d < -bound {
+                    if y2 < y1 { odd.toggle() }
+                } else {
+                    return .undecided
+                }
+            } else if y1 == y {
+                // On a vertex, or on a horizontal edge: boundary, so covered.
+                if x1 == x { return .inside }
+                if y2 == y && (x1 <= x) != (x2 < x) { return .inside }
+            }
+        }
+        return nil
     }
 
     /// Bytes held.

@@ -83,9 +83,9 @@ public final class FenceSet: Sendable {
     convenience init(validated fences: [Fence], repairedCount: Int) {
         var records = FenceRecords()
         for fence in fences { records.append(fence) }
+        let slots = FenceIDOrder.resolve([(records.ids, records.featureIndexes)], recordLists: 1).slots
         var chunks = [records]
-        let order = FenceIDOrder.sorted(chunks).map(\.reference)
-        self.init(storage: FenceSetBuilder.build(&chunks, slots: order), repairedCount: repairedCount)
+        self.init(storage: FenceSetBuilder.build(&chunks, slots: slots), repairedCount: repairedCount)
     }
 
     /// A set over storage built by ``FenceSetBuilder`` or read from a compiled file.

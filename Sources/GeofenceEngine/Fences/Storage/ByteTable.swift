@@ -55,6 +55,9 @@ struct ByteTableBuilder: Sendable {
     /// The bytes of string `i`.
     func slice(_ i: Int) -> ArraySlice<UInt8> { bytes[Int(offsets[i])..<Int(offsets[i + 1])] }
 
+    /// String `i` decoded as UTF-8.
+    func string(_ i: Int) -> String { String(decoding: slice(i), as: UTF8.self) }
+
     /// Drops every string from `count` on (the blob too): a rollback to an earlier count.
     mutating func truncate(to count: Int) {
         offsets.removeLast(offsets.count - 1 - count)

@@ -1,0 +1,123 @@
+import GeofenceGeometry
+import RealModule
+
+/// The minimum enclosing circle of a polygon, in metres on the sphere (semantics §1: a
+/// polygon's radius wherever one is needed).
+///
+/// The circle is found in an azimuthal equidistant projection centred on the exterior
+/// vertices' mean direction (no seam at ±180°, fine at the poles), by Welzl's algorithm in
+/// Swift; the radius is then re-measured as the largest great-circle distance from the centre
+/// to any exterior vertex, rounded up to the millimetre, so the circle always holds every
+/// vertex. (GEOS's `GEOSMinimumBoundingCircle` gives the same planar circle — tested — but
+/// also builds the circle as a buffered polygon, which cost more than everything else here.)
+enum MinimumEnclosingCircle {
+    /// The circle around the exterior rings (flat `[lon, lat, …]` buffers, closed).
+    /// - Complexity: O(v) expected for v vertices (a few trigonometric calls each).
+    static func of(exteriors: [UnsafeBufferPointer<Double>]) -> EnclosingCircle {
+        // Sines and cosines of every vertex's latitude and longitude, computed once.
+        var count = 0
+        for ring in exteriors { count += ring.count / 2 }
+        return withUnsafeTemporaryAllocation(of: SIMD4<Double>.self, capacity: Swift.max(1, count)) { trig in
+            var sx = 0.0, sy = 0.0, sz = 0.0
+            var k = 0
+            for ring in exteriors {
+                for i in stride(from: 0, to: ring.count - 1, by: 2) {
+                    let lat = ring[i + 1] * Sphere.degreesToRadians, lon = ring[i] * Sphere.degreesToRadians
+                    let sinLat = Double.sin(lat), cosLat = Double.cos(lat)
+                    sx += cosLat * Double.cos(lon); sy += cosLat * Double.sin(lon); sz += sinLat
+                    trig[k] = SIMD4(sinLat, cosLat, lat, 0)
+                    k += 1
+                }
+            }
+            let norm = (sx * sx + sy * sy + sz * sz).squareRoot()
+            let first = Coordinate(latitude: exteriors[0][1], longitude: exteriors[0][0])
+            let mean = norm < 1e-12
+                ? first
+                : Coordinate(
+                    latitude: Double.asin(Swift.max(-1, Swift.min(1, sz / norm))) * Sphere.radiansToDegrees,
+                    longitude: Double.atan2(y: sy, x: sx) * Sphere.radiansToDegrees)
+            let projection = LocalProjection(center: mean)
+            var points = [SIMD2<Double>](repeating: .zero, count: count)
+            k = 0
+            for ring in exteriors {
+                for i in stride(from: 0, to: ring.count - 1, by: 2) {
+                    let p = projection.project(sinLatitude: trig[k].x, cosLatitude: trig[k].y, longitude: ring[i])
+                    points[k] = SIMD2(p.x, p.y)
+                    k += 1
+                }
+            }
+            let planar = planarCircle(&points)
+            let center = projection.unproject(x: planar.x, y: planar.y)
+            // The largest haversine term gives the largest distance (both grow together).
+            let lat1 = center.latitude * Sphere.degreesToRadians, lon1 = center.longitude * Sphere.degreesToRadians
+            let cos1 = Double.cos(lat1)
+            var largest = -Double.infinity
+            k = 0
+            for ring in exteriors {
+                for i in stride(from: 0, to: ring.count - 1, by: 2) {
+                    let a = Sphere.haversineTerm(
+                        latitude1: lat1, longitude1: lon1, cosLatitude1: cos1,
+                        latitude2: trig[k].z, longitude2: ring[i] * Sphere.degreesToRadians, cosLatitude2: trig[k].y)
+                    largest = Swift.max(largest, a)
+                    k += 1
+                }
+            }
+            let radius = Sphere.distance(haversineTerm: largest)
+            // Round up to the millimetre so the circle holds every vertex despite rounding.
+            return EnclosingCircle(center: center, radius: (radius * 1000).rounded(.up) / 1000 + 0.001)
+        }
+    }
+
+    /// The smallest circle holding the points, in their plane: (centre x, centre y) and radius.
+    ///
+    /// Welzl's algorithm in its iterative form (de Berg et al., "MiniDisc") over the points in
+    /// a fixed pseudo-random order, so the answer is deterministic and the expected time linear.
+    /// - Complexity: O(n) expected.
+    static func planarCircle(_ points: inout [SIMD2<Double>]) -> (x: Double, y: Double, radius: Double) {
+        let n = points.count
+        guard n > 1 else { return (points.first?.x ?? 0, points.first?.y ?? 0, 0) }
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15 ^ UInt64(n)
+        for i in stride(from: n - 1, to: 0, by: -1) {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            points.swapAt(i, Int((state >> 33) % UInt64(i + 1)))
+        }
+        var c = points[0], r2 = 0.0
+        @inline(__always) func outside(_ p: SIMD2<Double>) -> Bool {
+            let d = p - c
+            return d.x * d.x + d.y * d.y > r2 * (1 + 1e-14)
+        }
+        for i in 1..<n where outside(points[i]) {
+            c = points[i]
+            r2 = 0
+            for j in 0..<i where outside(points[j]) {
+                c = (points[i] + points[j]) * 0.5
+                let d = points[i] - c
+                r2 = d.x * d.x + d.y * d.y
+                for k in 0..<j where outside(points[k]) {
+                    (c, r2) = circumcircle(points[i], points[j], points[k])
+                }
+            }
+        }
+        return (c.x, c.y, r2.squareRoot())
+    }
+
+    /// The circle through three points; for (nearly) collinear points, the circle on their
+    /// farthest pair.
+    static func circumcircle(_ a: SIMD2<Double>, _ b: SIMD2<Double>, _ p: SIMD2<Double>) -> (SIMD2<Double>, Double) {
+        let ax = a.x - p.x, ay = a.y - p.y, bx = b.x - p.x, by = b.y - p.y
+        let denominator = 2 * (ax * by - ay * bx)
+        let scale = Swift.max(abs(ax), abs(ay), abs(bx), abs(by))
+        if abs(denominator) <= 1e-12 * scale * scale {
+            let pairs = [(a, b), (a, p), (b, p)]
+            let (u, v) = pairs.max { (($0.0 - $0.1) * ($0.0 - $0.1)).sum() < (($1.0 - $1.1) * ($1.0 - $1.1)).sum() }!
+            let c = (u + v) * 0.5
+            return (c, ((u - c) * (u - c)).sum())
+        }
+        let a2 = ax * ax + ay * ay, b2 = bx * bx + by * by
+        let cx = p.x - (ay * b2 - a2 * by) / denominator
+        let cy = p.y + (ax * b2 - a2 * bx) / denominator
+        let c = SIMD2(cx, cy)
+        let r2 = Swift.max(((a - c) * (a - c)).sum(), ((b - c) * (b - c)).sum(), ((p - c) * (p - c)).sum())
+        return (c, r2)
+    }
+}

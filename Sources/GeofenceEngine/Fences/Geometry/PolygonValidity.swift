@@ -1,0 +1,143 @@
+/// A cheap, exact test that clears most polygons of GEOS's validity check.
+///
+/// It certifies a polygon valid only when every decision is certain in floating point
+/// (orientation signs beyond Shewchuk's error bound): every ring has at least four positions
+/// and no repeated neighbours; no two edges of a part meet except neighbours at their shared
+/// vertex, which turn (no spike); each hole lies inside its shell and outside the other
+/// holes; the parts' boxes are disjoint. Such a polygon is valid as GEOS judges validity
+/// (simple rings, holes in the shell and not nested, a connected interior, parts that neither
+/// overlap nor nest). Anything else — an invalid polygon, or one too close to call — is left
+/// to GEOS, which also words the reason.
+enum PolygonValidity {
+    /// One ring of a part: its first vertex and its number of positions (closed).
+    struct Ring {
+        var first: Int
+        var count: Int
+    }
+
+    /// True when the polygon is certainly valid; false when GEOS must decide.
+    ///
+    /// - Parameters: the flat `[lon, lat, …]` vertices, and the rings of each part (exterior first).
+    /// - Complexity: O(e log e) for e edges on well-shaped polygons (a sweep over the edges by
+    ///   longitude); it gives up (false) past a bounded number of edge pairs, or of holes.
+    static func certifies(_ v: UnsafePointer<Double>, parts: [[Ring]]) -> Bool {
+        guard !parts.isEmpty, parts.count <= 64 else { return false }
+        if parts.count > 1 {
+            let boxes = parts.map { box(v, $0[0]) }
+            for a in 0..<boxes.count {
+                for b in (a + 1)..<boxes.count where !(boxes[a].x > boxes[b].z || boxes[b].x > boxes[a].z || boxes[a].y > boxes[b].w || boxes[b].y > boxes[a].w) {
+                    return false
+                }
+            }
+        }
+        for rings in parts {
+            guard !rings.isEmpty, rings.count <= 32 else { return false }
+            for ring in rings {
+                guard ring.count >= 4 else { return false }
+                for k in ring.first..<(ring.first + ring.count - 1)
+                where v[2 * k] == v[2 * k + 2] && v[2 * k + 1] == v[2 * k + 3] {
+                    return false
+                }
+            }
+            guard edgesAreSimple(v, rings) else { return false }
+            // With no two rings meeting, a hole is inside the shell (or another hole) when one
+            // of its vertices is.
+            let shell = rings[0]
+            for h in rings.indices.dropFirst() {
+                let p = rings[h].first
+                guard location(v, ring: shell, x: v[2 * p], y: v[2 * p + 1]) == .inside else { return false }
+                for other in rings.indices.dropFirst() where other != h {
+                    guard location(v, ring: rings[other], x: v[2 * p], y: v[2 * p + 1]) == .outside else { return false }
+                }
+            }
+        }
+        return true
+    }
+
+    /// (min lon, min lat, max lon, max lat) of a ring.
+    private static func box(_ v: UnsafePointer<Double>, _ ring: Ring) -> SIMD4<Double> {
+        var b = SIMD4(Double.infinity, .infinity, -.infinity, -.infinity)
+        for k in ring.first..<(ring.first + ring.count) {
+            b = SIMD4(Swift.min(b.x, v[2 * k]), Swift.min(b.y, v[2 * k + 1]), Swift.max(b.z, v[2 * k]), Swift.max(b.w, v[2 * k + 1]))
+        }
+        return b
+    }
+
+    /// The certified crossing test of a point against one ring.
+    private static func location(_ v: UnsafePointer<Double>, ring: Ring, x: Double, y: Double) -> PolygonTestResult {
+        var odd = false
+        if let settled = PolygonEdgeIndex.crossings(v, from: ring.first, edges: ring.count - 1, x: x, y: y, odd: &odd) {
+            return settled == .inside ? .undecided : settled  // on the boundary: not certain
+        }
+        return odd ? .inside : .outside
+    }
+
+    /// The sign of the orientation of (a, b, c): +1 left turn, -1 right turn, 0 when it is
+    /// within Shewchuk's error bound of 0 (collinear, or too close to tell).
+    @inline(__always)
+    static func orientation(_ ax: Double, _ ay: Double, _ bx: Double, _ by: Double, _ cx: Double, _ cy: Double) -> Int {
+        let left = (ax - cx) * (by - cy), right = (ay - cy) * (bx - cx)
+        let d = left - right
+        let bound = PolygonEdgeIndex.orientationErrorBound * (abs(left) + abs(right))
+        return d > bound ? 1 : d < -bound ? -1 : 0
+    }
+
+    /// One edge in the sweep.
+    private struct Edge {
+        var minX: Double, maxX: Double, minY: Double, maxY: Double
+        var ring: Int32
+        /// Index of the edge's first vertex in the vertex list.
+        var first: Int32
+    }
+
+    /// No two edges of the rings meet, except neighbours in a ring at their shared vertex,
+    /// where the ring turns. A sweep by longitude pairs only edges whose boxes overlap.
+    static func edgesAreSimple(_ v: UnsafePointer<Double>, _ rings: [Ring]) -> Bool {
+        var edges: [Edge] = []
+        for (r, ring) in rings.enumerated() {
+            for k in ring.first..<(ring.first + ring.count - 1) {
+                let x1 = v[2 * k], y1 = v[2 * k + 1], x2 = v[2 * k + 2], y2 = v[2 * k + 3]
+                edges.append(Edge(
+                    minX: Swift.min(x1, x2), maxX: Swift.max(x1, x2), minY: Swift.min(y1, y2), maxY: Swift.max(y1, y2),
+                    ring: Int32(r), first: Int32(k)))
+            }
+        }
+        edges.sort { $0.minX < $1.minX }
+        var active: [Edge] = []
+        var budget = 32 * edges.count + 1024
+        for e in edges {
+            active.removeAll { $0.maxX < e.minX }
+            for f in active where f.minY <= e.maxY && e.minY <= f.maxY {
+                budget -= 1
+                if budget < 0 { return false }
+                guard pairIsSimple(v, e, f, rings) else { return false }
+            }
+            active.append(e)
+        }
+        return true
+    }
+
+    /// Two edges whose boxes overlap: neighbours that turn, or edges that certainly do not meet.
+    private static func pairIsSimple(_ v: UnsafePointer<Double>, _ e: Edge, _ f: Edge, _ rings: [Ring]) -> Bool {
+        let a = Int(e.first), b = Int(f.first)
+        if e.ring == f.ring {
+            let ring = rings[Int(e.ring)]
+            let last = ring.first + ring.count - 2  // first vertex of the ring's last edge
+            // Neighbours: b follows a, a follows b, or the closing pair.
+            let pivot: Int? = b == a + 1 || (a == last && b == ring.first) ? a
+                : a == b + 1 || (b == last && a == ring.first) ? b : nil
+            if let p = pivot {
+                // Edges (p, p+1) and (p+1, p+2), the vertex after the ring's last position
+                // being its second one.
+                let next = p + 1 == ring.first + ring.count - 1 ? ring.first + 1 : p + 2
+                return orientation(v[2 * p], v[2 * p + 1], v[2 * p + 2], v[2 * p + 3], v[2 * next], v[2 * next + 1]) != 0
+            }
+        }
+        let p1x = v[2 * a], p1y = v[2 * a + 1], p2x = v[2 * a + 2], p2y = v[2 * a + 3]
+        let q1x = v[2 * b], q1y = v[2 * b + 1], q2x = v[2 * b + 2], q2y = v[2 * b + 3]
+        let o1 = orientation(p1x, p1y, p2x, p2y, q1x, q1y), o2 = orientation(p1x, p1y, p2x, p2y, q2x, q2y)
+        if o1 != 0 && o1 == o2 { return true }
+        let o3 = orientation(q1x, q1y, q2x, q2y, p1x, p1y), o4 = orientation(q1x, q1y, q2x, q2y, p2x, p2y)
+        return o3 != 0 && o3 == o4
+    }
+}
