@@ -7,7 +7,7 @@ import GeofenceGEOS
 struct SuiteCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "suite",
-        abstract: "All cases in one run: index build, containment (1 and all threads), nearest-10, evaluate.",
+        abstract: "All cases in one run: index build, containment (1 and all threads), nearest-10, evaluate, fence loading.",
         discussion: """
             Workload: the peers' synthetic world when --peers-data names the folder gen.py wrote
             (fences_F.geojson, fixes_N.f64; fixes_N.csv is made from them for evaluate), else
@@ -37,8 +37,8 @@ struct SuiteCommand: ParsableCommand {
     @Flag(help: "Skip the evaluate cases.")
     var noEvaluate = false
 
-    @Option(parsing: .upToNextOption, help: "Cases to run: build, contains, nearest, evaluate.")
-    var cases: [String] = ["build", "contains", "nearest", "evaluate"]
+    @Option(parsing: .upToNextOption, help: "Cases to run: build, contains, nearest, evaluate, load.")
+    var cases: [String] = ["build", "contains", "nearest", "evaluate", "load"]
 
     @Option(help: "The Austin data folder (evaluate on real traces).")
     var austin = "data/austin"
@@ -65,6 +65,10 @@ struct SuiteCommand: ParsableCommand {
                 if cases.contains("nearest") { try nearest(world, fences: f, report: &report) }
             }
             if evaluating, let folder = peersFolder { try evaluate(folder: folder, fences: f, report: &report) }
+            if cases.contains("load"), let folder = peersFolder {
+                let bench = LoadBench(peers: folder, work: "/tmp/geofence-load-bench", repeats: repeats, threads: threads)
+                report.records += try bench.measure(fences: f)
+            }
             print(report.records.suffix(8).map { "\($0.benchCase) \($0.method) F=\($0.fences) T=\($0.threads): \(RTreeBench.rate($0.rate))/s" }.joined(separator: "\n"))
             Platform.flushStandardStreams()
         }

@@ -33,7 +33,9 @@ struct EventLineFormatter: Sendable {
     /// - Parameters: by slot, the ids, the circles (radius in lane z), the levels
     ///   (`FenceSet.noLevel` for none) and the pass-through properties as compact JSON.
     /// - Complexity: O(n + b) for n fences and b bytes of ids and properties.
-    static func fenceFragments(ids: ByteTable, circles: [SIMD4<Double>], levels: [Int], properties: ByteTable) -> ByteTable {
+    static func fenceFragments(
+        ids: ByteTable, circles: FrozenBuffer<SIMD4<Double>>, levels: FrozenBuffer<Int>, properties: ByteTable
+    ) -> ByteTable {
         var out = ByteTableBuilder()
         for slot in 0..<ids.count {
             out.appendWriting { text in

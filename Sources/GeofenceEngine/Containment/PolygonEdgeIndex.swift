@@ -42,46 +42,62 @@ struct PolygonEdgeIndex: Sendable {
     let chunkRanges: FrozenBuffer<SIMD2<Int32>>
     let slotChunks: FrozenBuffer<SIMD2<Int32>>
 
-    /// Builds the runs over the set's shapes (storage order), sharing their vertex buffer.
+    /// Builds the runs over the set's shapes (storage order), sharing their vertex buffer: the
+    /// runs are counted, laid out, then filled on `threads` threads.
     ///
     /// - Complexity: O(v) for v vertices over all polygons.
-    init(shapes: FenceShapes, count: Int) {
-        var bounds: [SIMD4<Double>] = [], ranges: [SIMD2<Int32>] = []
-        var slotChunks: [SIMD2<Int32>] = []
-        slotChunks.reserveCapacity(count)
-        let v = shapes.vertices.pointer
+    init(shapes: FenceShapes, count: Int, threads: Int = 1) {
+        // Runs per fence (none for a circle, or for a polygon left to GEOS).
+        var firstRun = [Int32](repeating: 0, count: count + 1)
         for p in 0..<count {
-            let rings = shapes.rings(position: p)
-            let edges = rings.reduce(0) { $0 + Swift.max(0, Int(shapes.vertexStarts[$1 + 1] - shapes.vertexStarts[$1]) - 1) }
-            guard !rings.isEmpty, edges <= Self.maximumEdges else {
-                slotChunks.append(SIMD2(0, -1))
-                continue
+            var runs = 0, edges = 0
+            for ring in shapes.rings(position: p) {
+                let size = Int(shapes.vertexStarts[ring + 1] - shapes.vertexStarts[ring])
+                edges += Swift.max(0, size - 1)
+                if size >= 2 { runs += (size - 1 + Self.runLength - 1) / Self.runLength }
             }
-            let firstChunk = Int32(ranges.count)
-            for ring in rings {
-                let base = Int(shapes.vertexStarts[ring]), size = Int(shapes.vertexStarts[ring + 1]) - base
-                guard size >= 2 else { continue }
-                var first = 0
-                while first < size - 1 {
-                    let count = Swift.min(Self.runLength, size - 1 - first)
-                    var minLat = Double.infinity, maxLat = -Double.infinity, maxLon = -Double.infinity
-                    for i in (base + first)...(base + first + count) {
-                        let lon = v[2 * i], lat = v[2 * i + 1]
-                        minLat = Swift.min(minLat, lat)
-                        maxLat = Swift.max(maxLat, lat)
-                        maxLon = Swift.max(maxLon, lon)
-                    }
-                    bounds.append(SIMD4(minLat, maxLat, maxLon, 0))
-                    ranges.append(SIMD2(Int32(base + first), Int32(count)))
-                    first += count
+            if edges > Self.maximumEdges { runs = 0 }
+            firstRun[p + 1] = firstRun[p] + Int32(runs)
+        }
+        let total = Int(firstRun[count])
+        let bounds = SharedPointer<SIMD4<Double>>.allocate(total), ranges = SharedPointer<SIMD2<Int32>>.allocate(total)
+        let slotChunks = SharedPointer<SIMD2<Int32>>.allocate(count)
+        let starts = firstRun
+        ParallelRanges.forEach(count: count, threads: threads) { positions in
+            let v = shapes.vertices.pointer
+            for p in positions {
+                let rings = shapes.rings(position: p)
+                guard starts[p + 1] > starts[p] else {
+                    slotChunks[p] = SIMD2(0, -1)
+                    continue
                 }
+                var run = Int(starts[p])
+                for ring in rings {
+                    let base = Int(shapes.vertexStarts[ring]), size = Int(shapes.vertexStarts[ring + 1]) - base
+                    guard size >= 2 else { continue }
+                    var first = 0
+                    while first < size - 1 {
+                        let edges = Swift.min(Self.runLength, size - 1 - first)
+                        var minLat = Double.infinity, maxLat = -Double.infinity, maxLon = -Double.infinity
+                        for i in (base + first)...(base + first + edges) {
+                            let lon = v[2 * i], lat = v[2 * i + 1]
+                            minLat = Swift.min(minLat, lat)
+                            maxLat = Swift.max(maxLat, lat)
+                            maxLon = Swift.max(maxLon, lon)
+                        }
+                        bounds[run] = SIMD4(minLat, maxLat, maxLon, 0)
+                        ranges[run] = SIMD2(Int32(base + first), Int32(edges))
+                        run += 1
+                        first += edges
+                    }
+                }
+                slotChunks[p] = SIMD2(starts[p], starts[p + 1] - starts[p])
             }
-            slotChunks.append(SIMD2(firstChunk, Int32(ranges.count) - firstChunk))
         }
         vertices = shapes.vertices
-        chunkBounds = FrozenBuffer(bounds)
-        chunkRanges = FrozenBuffer(ranges)
-        self.slotChunks = FrozenBuffer(slotChunks)
+        chunkBounds = FrozenBuffer(adopting: bounds.base, count: total)
+        chunkRanges = FrozenBuffer(adopting: ranges.base, count: total)
+        self.slotChunks = FrozenBuffer(adopting: slotChunks.base, count: count)
     }
 
     /// An index read from a compiled file.

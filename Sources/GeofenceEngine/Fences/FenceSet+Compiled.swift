@@ -11,21 +11,22 @@ extension FenceSet {
 
     /// Opens a compiled fence file: the set's arrays are read-only views of the mapped file, so
     /// nothing is parsed or copied; every section's checksum and the file's structure are
-    /// checked first, on every core.
+    /// checked first, on every core (`verification: .structure` skips the checksums, see
+    /// ``FenceFileVerification``).
     ///
     /// The file must not be changed while the set is in use (the pages are read from it).
     /// - Throws: ``FenceFileError`` naming the file and what is wrong: unreadable, not a
     ///   compiled fence file, another format version, truncated, damaged (a checksum), or
     ///   inconsistent.
     /// - Complexity: O(size / cores) for the checks.
-    public static func open(path: String) throws(FenceFileError) -> FenceSet {
+    public static func open(path: String, verification: FenceFileVerification = .full) throws(FenceFileError) -> FenceSet {
         let file: MappedFile
         do {
             file = try MappedFile(path: path)
         } catch {
             throw FenceFileError(path: path, reason: error.reason)
         }
-        return try FenceFileReader.read(file.bytes, keeper: file, name: path)
+        return try FenceFileReader.read(file.bytes, keeper: file, name: path, verification: verification)
     }
 
     /// A compiled fence file's set from bytes in memory (copied first): the entry point for

@@ -53,7 +53,12 @@ public final class PackedRTree: Sendable {
     ///   - values: the value reported for each item (same count as `boxes`).
     ///   - nodeSize: children per node, 2…65,536.
     /// - Complexity: O(n log n) for n items (one sort of Hilbert keys), O(n) memory.
-    public init(boxes items: [BoundingBox], values: [Int32], nodeSize: Int = PackedRTree.defaultNodeSize) {
+    public convenience init(boxes items: [BoundingBox], values: [Int32], nodeSize: Int = PackedRTree.defaultNodeSize) {
+        self.init(boxes: items, values: values, order: Self.hilbertOrder(items), nodeSize: nodeSize)
+    }
+
+    /// The tree with the items' Hilbert order already computed (``hilbertOrder(_:)`` of `items`).
+    init(boxes items: [BoundingBox], values: [Int32], order: [Int], nodeSize: Int = PackedRTree.defaultNodeSize) {
         precondition(items.count == values.count, "one value per box")
         precondition(nodeSize >= 2 && nodeSize <= 65_536, "nodeSize must be in 2...65536")
         precondition(items.count < Int(Int32.max) / 2, "too many items for 32-bit positions")
@@ -67,7 +72,6 @@ public final class PackedRTree: Sendable {
             stackCapacity = 1
             return
         }
-        let order = Self.hilbertOrder(items)
         var total = n, levelSize = n
         repeat {
             levelSize = (levelSize + nodeSize - 1) / nodeSize

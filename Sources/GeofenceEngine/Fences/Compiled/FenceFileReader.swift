@@ -17,7 +17,9 @@ enum FenceFileReader {
     ///   file, another format version, a damaged header, table or section (checksums), or
     ///   content that breaks the layout's rules.
     /// - Complexity: O(size / threads) for the digests and checks; nothing is parsed or copied.
-    static func read(_ bytes: UnsafeRawBufferPointer, keeper: AnyObject, name: String) throws(FenceFileError) -> FenceSet {
+    static func read(
+        _ bytes: UnsafeRawBufferPointer, keeper: AnyObject, name: String, verification: FenceFileVerification = .full
+    ) throws(FenceFileError) -> FenceSet {
         func fail(_ reason: String) -> FenceFileError { FenceFileError(path: name, reason: reason) }
         let headerSize = FenceFileFormat.headerSize
         guard FenceFileFormat.hasMagic(bytes) else {
@@ -72,7 +74,7 @@ enum FenceFileReader {
         // Digests and structure checks together, on every core.
         let checks = meta.checks()
         let problems = DisjointSlots<String?>(repeating: nil, count: checks.count)
-        let regions = entries.map {
+        let regions = verification == .structure ? [] : entries.map {
             FenceFileDigest.Region(
                 payload: UnsafeRawBufferPointer(rebasing: bytes[$0.offset..<($0.offset + FenceFileFormat.padded($0.byteCount))]),
                 paddedLength: FenceFileFormat.padded($0.byteCount))
@@ -80,12 +82,23 @@ enum FenceFileReader {
         let digests = FenceFileDigest.digests(regions, threads: Platform.coreCount, extraCount: checks.count) { k in
             problems[k] = checks[k].run()
         }
-        for (k, entry) in entries.enumerated() where digests[k] != entry.digest {
+        for (k, entry) in entries.enumerated() where k < digests.count && digests[k] != entry.digest {
             throw fail("damaged: section \(entry.id) does not match its checksum (the file was changed or corrupted)")
         }
         if let problem = problems.storage.lazy.compactMap({ $0 }).first { throw fail("inconsistent: \(problem)") }
         return FenceSet(storage: meta.storage(), repairedCount: meta.meta.repairedCount)
     }
+}
+
+/// How much of a compiled fence file is checked when it is opened.
+public enum FenceFileVerification: Sendable {
+    /// Everything: the header, the section table, every section's checksum (so a bit flipped
+    /// anywhere is found) and the structure. Reads every byte of the file once, on every core.
+    case full
+    /// The header, the section table and the structure (what keeps every read in bounds), but
+    /// not the sections' checksums: for a file already verified (say with `geofence validate`
+    /// after it was copied), opened again and again. Reads the offset and index sections only.
+    case structure
 }
 
 /// Memory that a compiled set read from bytes in memory (not a file) lives in.

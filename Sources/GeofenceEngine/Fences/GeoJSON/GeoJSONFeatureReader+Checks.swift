@@ -15,13 +15,13 @@ extension GeoJSONFeatureReader {
         if let range = c.properties, s.base[range.lowerBound] != UInt8(ascii: "{"), s.base[range.lowerBound] != UInt8(ascii: "n") {
             return fail("\"properties\" must be an object, found \(Self.typeName(s.base[range.lowerBound]))")
         }
-        switch Self.idText(value(s, c.propertiesID)) ?? Self.idText(value(s, c.id)) {
+        switch idText(s, c.propertiesID) ?? idText(s, c.id) {
         case .success(let text)?: id = text
         case .failure(let reason)?: return fail(reason.text)
         case nil: return fail("missing id (expected properties.id or the Feature's id)")
         }
-        let type = value(s, c.type)
-        guard type?.stringValue == "Feature" else {
+        guard let typeRange = c.type, Self.isString(s, typeRange, "Feature") else {
+            let type = value(s, c.type)
             return fail("expected \"type\": \"Feature\", found \(type.map { JSONWriter.string($0) } ?? "no type")")
         }
         var level: Int? = nil
@@ -55,29 +55,31 @@ extension GeoJSONFeatureReader {
         }
         guard let geometry = c.geometry, s.base[geometry.lowerBound] != UInt8(ascii: "n") else { return fail("missing geometry") }
         guard s.base[geometry.lowerBound] == UInt8(ascii: "{") else { return fail("geometry must be an object") }
-        let geometryType = value(s, c.geometryType)?.stringValue ?? "(none)"
         var circle = SIMD4<Double>(0, 0, 0, 0)
-        switch geometryType {
-        case "Point":
+        // The shape was read as the type the last `type` member names (when it is one of the three).
+        switch c.shape?.type {
+        case .point?:
             if let problem = c.shape?.reader.problem { return fail(problem) }
             guard let center = c.shape?.reader.point else { return fail("Point coordinates must be a position [longitude, latitude]") }
-            guard let radiusValue = value(s, c.radius), radiusValue != .null else {
+            guard let range = c.radius, s.base[range.lowerBound] != UInt8(ascii: "n") else {
                 return fail("a Point fence needs properties.radius (metres)")
             }
-            guard let radius = radiusValue.doubleValue else {
-                return fail("radius must be a number of metres, found \(JSONWriter.string(radiusValue))")
+            let text = { s.compactText(range, depth: depth) }
+            guard s.base[range.lowerBound] == UInt8(ascii: "-") || s.base[range.lowerBound] &- 0x30 <= 9, let radius = s.numberValue(range) else {
+                return fail("radius must be a number of metres, found \(text())")
             }
-            guard radius.isFinite, radius > 0 else { return fail("radius must be > 0 metres, found \(JSONWriter.string(radiusValue))") }
+            guard radius.isFinite, radius > 0 else { return fail("radius must be > 0 metres, found \(text())") }
             guard radius <= GeoJSONFenceReader.maximumRadius else {
-                return fail("radius \(JSONWriter.string(radiusValue)) m exceeds the maximum of 1000000 m")
+                return fail("radius \(text()) m exceeds the maximum of 1000000 m")
             }
             circle = SIMD4(center.latitude, center.longitude, radius, 0)
-        case "Polygon", "MultiPolygon":
+        case .polygon?, .multiPolygon?:
             if let problem = c.shape?.reader.problem { return fail(problem) }
-        default:
+        case nil:
+            let geometryType = value(s, c.geometryType)?.stringValue ?? "(none)"
             return fail("unknown geometry type \(JSONWriter.quoted(geometryType)) (expected Point with properties.radius, Polygon or MultiPolygon)")
         }
-        commit(id: id!, index: index, level: level, library: library, rank: rank, dwell: dwell, circle: circle, isPoint: geometryType == "Point")
+        commit(id: id!, index: index, level: level, library: library, rank: rank, dwell: dwell, circle: circle, isPoint: c.shape?.type == .point)
         return .fence
     }
 
@@ -116,6 +118,29 @@ extension GeoJSONFeatureReader {
     struct Reason: Error {
         let text: String
         init(_ text: String) { self.text = text }
+    }
+
+    /// True when the value in `range` is the string `text`.
+    static func isString(_ s: GeoJSONScanner, _ range: Range<Int>, _ text: StaticString) -> Bool {
+        guard s.base[range.lowerBound] == UInt8(ascii: "\"") else { return false }
+        let token = GeoJSONScanner.StringToken(start: range.lowerBound + 1, end: range.upperBound - 1, escaped: s.hasEscape(range))
+        return s.equals(token, text)
+    }
+
+    /// ``idText(_:)`` of a captured value, without building a ``JSONValue`` for the usual
+    /// ones (a string, a number).
+    private func idText(_ s: GeoJSONScanner, _ range: Range<Int>?) -> Result<String, Reason>? {
+        guard let range else { return nil }
+        switch s.base[range.lowerBound] {
+        case UInt8(ascii: "\""):
+            let token = GeoJSONScanner.StringToken(start: range.lowerBound + 1, end: range.upperBound - 1, escaped: s.hasEscape(range))
+            let text = s.text(token)
+            return text.isEmpty ? .failure(Reason("id is an empty string")) : .success(text)
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+            return .success(String(decoding: UnsafeBufferPointer(start: s.base + range.lowerBound, count: range.count), as: UTF8.self))
+        default:
+            return Self.idText(value(s, range))
+        }
     }
 
     /// An id: a non-empty string, or a number's literal text; nil when absent or null.

@@ -251,6 +251,16 @@ struct GeoJSONScanner {
         }
     }
 
+    /// True when the (checked) string value in `range`, quotes included, holds a backslash.
+    func hasEscape(_ range: Range<Int>) -> Bool {
+        var k = range.lowerBound
+        while k < range.upperBound {
+            if base[k] == 0x5C { return true }
+            k &+= 1
+        }
+        return false
+    }
+
     /// True when the string's content equals `name` (escapes decoded).
     func equals(_ token: StringToken, _ name: StaticString) -> Bool {
         if !token.escaped {

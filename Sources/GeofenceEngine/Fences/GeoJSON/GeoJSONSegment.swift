@@ -54,6 +54,7 @@ struct GeoJSONSegment {
             return segment
         }
         segment.start = start
+        segment.reader.records.reserve(forBytes: to - start)
         var s = GeoJSONScanner(base: base, from: start, end: bytes.count)
         var check = FenceGeometryCheck(repair: repair)
         while true {

@@ -7,6 +7,9 @@ struct FenceGeometryCheck {
     let repair: Bool
     /// This thread's GEOS context, made the first time GEOS is needed.
     private var context: GEOSContext? = nil
+    /// Scratch of the validity sweep and of the enclosing circle, reused from polygon to polygon.
+    private var validity = PolygonValidity.Scratch()
+    private var circleScratch = MinimumEnclosingCircle.Scratch()
 
     init(repair: Bool) { self.repair = repair }
 
@@ -35,7 +38,7 @@ struct FenceGeometryCheck {
     mutating func checkLast(_ records: inout FenceRecords) throws(GEOSError) -> Verdict {
         let i = records.count - 1
         var verdict = Verdict.valid
-        let certified = records.vertices.withUnsafeBufferPointer { PolygonValidity.certifies($0.baseAddress!, parts: Self.parts(records, i)) }
+        let certified = PolygonValidity.certifies(records, i, scratch: &validity)
         if !certified {
             if context == nil { context = try GEOSContext() }
             let shape = records.shape(i)
@@ -47,11 +50,7 @@ struct FenceGeometryCheck {
                 verdict = .repaired(reason)
             }
         }
-        let circle = records.vertices.withUnsafeBufferPointer { all in
-            MinimumEnclosingCircle.of(exteriors: Self.parts(records, i).map { rings in
-                UnsafeBufferPointer(rebasing: all[(2 * rings[0].first)..<(2 * (rings[0].first + rings[0].count))])
-            })
-        }
+        let circle = MinimumEnclosingCircle.of(records, i, scratch: &circleScratch)
         records.circles[i] = SIMD4(circle.center.latitude, circle.center.longitude, circle.radius, 0)
         return verdict
     }

@@ -11,61 +11,78 @@ import RealModule
 /// vertex. (GEOS's `GEOSMinimumBoundingCircle` gives the same planar circle — tested — but
 /// also builds the circle as a buffered polygon, which cost more than everything else here.)
 enum MinimumEnclosingCircle {
-    /// The circle around the exterior rings (flat `[lon, lat, …]` buffers, closed).
-    /// - Complexity: O(v) expected for v vertices (a few trigonometric calls each).
-    static func of(exteriors: [UnsafeBufferPointer<Double>]) -> EnclosingCircle {
-        // Sines and cosines of every vertex's latitude and longitude, computed once.
-        var count = 0
-        for ring in exteriors { count += ring.count / 2 }
-        return withUnsafeTemporaryAllocation(of: SIMD4<Double>.self, capacity: Swift.max(1, count)) { trig in
-            var sx = 0.0, sy = 0.0, sz = 0.0
-            var k = 0
-            for ring in exteriors {
-                for i in stride(from: 0, to: ring.count - 1, by: 2) {
-                    let lat = ring[i + 1] * Sphere.degreesToRadians, lon = ring[i] * Sphere.degreesToRadians
-                    let sinLat = Double.sin(lat), cosLat = Double.cos(lat)
-                    sx += cosLat * Double.cos(lon); sy += cosLat * Double.sin(lon); sz += sinLat
-                    trig[k] = SIMD4(sinLat, cosLat, lat, 0)
-                    k += 1
-                }
+    /// Memory reused from polygon to polygon by one thread.
+    struct Scratch {
+        /// Per exterior vertex: sin and cos of the latitude, the latitude in radians.
+        var trig: [SIMD4<Double>] = []
+        var points: [SIMD2<Double>] = []
+    }
+
+    /// The circle around the exterior rings of record `i` (a polygon).
+    /// - Complexity: O(v) expected for v exterior vertices (a few trigonometric calls each).
+    static func of(_ r: FenceRecords, _ i: Int, scratch: inout Scratch) -> EnclosingCircle {
+        let parts = Int(r.partStarts[i])..<Int(r.partStarts[i + 1])
+        return r.vertices.withUnsafeBufferPointer { all in
+            of(exteriors: parts.count, scratch: &scratch) { part in
+                let ring = Int(r.ringStarts[parts.lowerBound + part])
+                return UnsafeBufferPointer(rebasing: all[(2 * Int(r.vertexStarts[ring]))..<(2 * Int(r.vertexStarts[ring + 1]))])
             }
-            let norm = (sx * sx + sy * sy + sz * sz).squareRoot()
-            let first = Coordinate(latitude: exteriors[0][1], longitude: exteriors[0][0])
-            let mean = norm < 1e-12
-                ? first
-                : Coordinate(
-                    latitude: Double.asin(Swift.max(-1, Swift.min(1, sz / norm))) * Sphere.radiansToDegrees,
-                    longitude: Double.atan2(y: sy, x: sx) * Sphere.radiansToDegrees)
-            let projection = LocalProjection(center: mean)
-            var points = [SIMD2<Double>](repeating: .zero, count: count)
-            k = 0
-            for ring in exteriors {
-                for i in stride(from: 0, to: ring.count - 1, by: 2) {
-                    let p = projection.project(sinLatitude: trig[k].x, cosLatitude: trig[k].y, longitude: ring[i])
-                    points[k] = SIMD2(p.x, p.y)
-                    k += 1
-                }
-            }
-            let planar = planarCircle(&points)
-            let center = projection.unproject(x: planar.x, y: planar.y)
-            // The largest haversine term gives the largest distance (both grow together).
-            let lat1 = center.latitude * Sphere.degreesToRadians, lon1 = center.longitude * Sphere.degreesToRadians
-            let cos1 = Double.cos(lat1)
-            var largest = -Double.infinity
-            k = 0
-            for ring in exteriors {
-                for i in stride(from: 0, to: ring.count - 1, by: 2) {
-                    let a = Sphere.haversineTerm(
-                        latitude1: lat1, longitude1: lon1, cosLatitude1: cos1,
-                        latitude2: trig[k].z, longitude2: ring[i] * Sphere.degreesToRadians, cosLatitude2: trig[k].y)
-                    largest = Swift.max(largest, a)
-                    k += 1
-                }
-            }
-            let radius = Sphere.distance(haversineTerm: largest)
-            // Round up to the millimetre so the circle holds every vertex despite rounding.
-            return EnclosingCircle(center: center, radius: (radius * 1000).rounded(.up) / 1000 + 0.001)
         }
+    }
+
+    /// The circle around `count` exterior rings (flat `[lon, lat, …]` buffers, closed), ring k
+    /// being `exterior(k)`.
+    static func of(exteriors count: Int, scratch: inout Scratch, _ exterior: (Int) -> UnsafeBufferPointer<Double>) -> EnclosingCircle {
+        // Sines and cosines of every vertex's latitude, computed once.
+        scratch.trig.removeAll(keepingCapacity: true)
+        scratch.points.removeAll(keepingCapacity: true)
+        var sx = 0.0, sy = 0.0, sz = 0.0
+        for k in 0..<count {
+            let ring = exterior(k)
+            for i in stride(from: 0, to: ring.count - 1, by: 2) {
+                let lat = ring[i + 1] * Sphere.degreesToRadians, lon = ring[i] * Sphere.degreesToRadians
+                let sinLat = Double.sin(lat), cosLat = Double.cos(lat)
+                sx += cosLat * Double.cos(lon); sy += cosLat * Double.sin(lon); sz += sinLat
+                scratch.trig.append(SIMD4(sinLat, cosLat, lat, 0))
+            }
+        }
+        let norm = (sx * sx + sy * sy + sz * sz).squareRoot()
+        let first = exterior(0)
+        let mean = norm < 1e-12
+            ? Coordinate(latitude: first[1], longitude: first[0])
+            : Coordinate(
+                latitude: Double.asin(Swift.max(-1, Swift.min(1, sz / norm))) * Sphere.radiansToDegrees,
+                longitude: Double.atan2(y: sy, x: sx) * Sphere.radiansToDegrees)
+        let projection = LocalProjection(center: mean)
+        var v = 0
+        for k in 0..<count {
+            let ring = exterior(k)
+            for i in stride(from: 0, to: ring.count - 1, by: 2) {
+                let p = projection.project(sinLatitude: scratch.trig[v].x, cosLatitude: scratch.trig[v].y, longitude: ring[i])
+                scratch.points.append(SIMD2(p.x, p.y))
+                v += 1
+            }
+        }
+        let planar = planarCircle(&scratch.points)
+        let center = projection.unproject(x: planar.x, y: planar.y)
+        // The largest haversine term gives the largest distance (both grow together).
+        let lat1 = center.latitude * Sphere.degreesToRadians, lon1 = center.longitude * Sphere.degreesToRadians
+        let cos1 = Double.cos(lat1)
+        var largest = -Double.infinity
+        v = 0
+        for k in 0..<count {
+            let ring = exterior(k)
+            for i in stride(from: 0, to: ring.count - 1, by: 2) {
+                let a = Sphere.haversineTerm(
+                    latitude1: lat1, longitude1: lon1, cosLatitude1: cos1,
+                    latitude2: scratch.trig[v].z, longitude2: ring[i] * Sphere.degreesToRadians, cosLatitude2: scratch.trig[v].y)
+                largest = Swift.max(largest, a)
+                v += 1
+            }
+        }
+        let radius = Sphere.distance(haversineTerm: largest)
+        // Round up to the millimetre so the circle holds every vertex despite rounding.
+        return EnclosingCircle(center: center, radius: (radius * 1000).rounded(.up) / 1000 + 0.001)
     }
 
     /// The smallest circle holding the points, in their plane: (centre x, centre y) and radius.

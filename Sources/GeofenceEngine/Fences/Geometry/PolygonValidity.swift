@@ -15,12 +15,42 @@ enum PolygonValidity {
         var count: Int
     }
 
+    /// Memory one thread reuses from polygon to polygon.
+    struct Scratch {
+        var edges: [Edge] = []
+        /// Per edge: (min lon, min lat, -max lon, -max lat), (max lon, max lat, -min lon, -min
+        /// lat) and (ring, first vertex): two boxes overlap when every lane of the first's
+        /// `low` is at most the second's `high`.
+        var low: [SIMD4<Double>] = []
+        var high: [SIMD4<Double>] = []
+        var owner: [SIMD2<Int32>] = []
+    }
+
+    /// Whether record `i` (a polygon) is certainly valid; false when GEOS must decide.
+    /// `scratch` is reused from call to call.
+    ///
+    /// - Complexity: O(e²) box checks for e ≤ 64 edges in a part, else a sweep over the edges
+    ///   by longitude, O(e log e) on well-shaped polygons; it gives up (false) past a bounded
+    ///   number of edge pairs, parts or holes.
+    static func certifies(_ r: FenceRecords, _ i: Int, scratch: inout Scratch) -> Bool {
+        let parts = Int(r.partStarts[i])..<Int(r.partStarts[i + 1])
+        guard !parts.isEmpty, parts.count <= 64 else { return false }
+        return r.vertices.withUnsafeBufferPointer { all in
+            let v = all.baseAddress!
+            func rings(_ part: Int) -> [Ring] {
+                (Int(r.ringStarts[part])..<Int(r.ringStarts[part + 1])).map {
+                    Ring(first: Int(r.vertexStarts[$0]), count: Int(r.vertexStarts[$0 + 1] - r.vertexStarts[$0]))
+                }
+            }
+            if parts.count == 1 { return certifies(v, rings: rings(parts.lowerBound), scratch: &scratch) }
+            return certifies(v, parts: parts.map(rings), scratch: &scratch)
+        }
+    }
+
     /// True when the polygon is certainly valid; false when GEOS must decide.
     ///
     /// - Parameters: the flat `[lon, lat, …]` vertices, and the rings of each part (exterior first).
-    /// - Complexity: O(e log e) for e edges on well-shaped polygons (a sweep over the edges by
-    ///   longitude); it gives up (false) past a bounded number of edge pairs, or of holes.
-    static func certifies(_ v: UnsafePointer<Double>, parts: [[Ring]]) -> Bool {
+    static func certifies(_ v: UnsafePointer<Double>, parts: [[Ring]], scratch: inout Scratch) -> Bool {
         guard !parts.isEmpty, parts.count <= 64 else { return false }
         if parts.count > 1 {
             let boxes = parts.map { box(v, $0[0]) }
@@ -30,25 +60,31 @@ enum PolygonValidity {
                 }
             }
         }
-        for rings in parts {
-            guard !rings.isEmpty, rings.count <= 32 else { return false }
-            for ring in rings {
-                guard ring.count >= 4 else { return false }
-                for k in ring.first..<(ring.first + ring.count - 1)
-                where v[2 * k] == v[2 * k + 2] && v[2 * k + 1] == v[2 * k + 3] {
-                    return false
-                }
+        return parts.allSatisfy { certifies(v, rings: $0, scratch: &scratch) }
+    }
+
+    /// One part: a shell and its holes.
+    private static func certifies(_ v: UnsafePointer<Double>, rings: [Ring], scratch: inout Scratch) -> Bool {
+        guard !rings.isEmpty, rings.count <= 32 else { return false }
+        var edges = 0
+        for ring in rings {
+            guard ring.count >= 4 else { return false }
+            for k in ring.first..<(ring.first + ring.count - 1)
+            where v[2 * k] == v[2 * k + 2] && v[2 * k + 1] == v[2 * k + 3] {
+                return false
             }
-            guard edgesAreSimple(v, rings) else { return false }
-            // With no two rings meeting, a hole is inside the shell (or another hole) when one
-            // of its vertices is.
-            let shell = rings[0]
-            for h in rings.indices.dropFirst() {
-                let p = rings[h].first
-                guard location(v, ring: shell, x: v[2 * p], y: v[2 * p + 1]) == .inside else { return false }
-                for other in rings.indices.dropFirst() where other != h {
-                    guard location(v, ring: rings[other], x: v[2 * p], y: v[2 * p + 1]) == .outside else { return false }
-                }
+            edges += ring.count - 1
+        }
+        guard edges <= 64 ? smallEdgesAreSimple(v, rings, scratch: &scratch) : edgesAreSimple(v, rings, scratch: &scratch.edges)
+        else { return false }
+        // With no two rings meeting, a hole is inside the shell (or another hole) when one
+        // of its vertices is.
+        let shell = rings[0]
+        for h in rings.indices.dropFirst() {
+            let p = rings[h].first
+            guard location(v, ring: shell, x: v[2 * p], y: v[2 * p + 1]) == .inside else { return false }
+            for other in rings.indices.dropFirst() where other != h {
+                guard location(v, ring: rings[other], x: v[2 * p], y: v[2 * p + 1]) == .outside else { return false }
             }
         }
         return true
@@ -83,7 +119,7 @@ enum PolygonValidity {
     }
 
     /// One edge in the sweep.
-    private struct Edge {
+    struct Edge {
         var minX: Double, maxX: Double, minY: Double, maxY: Double
         var ring: Int32
         /// Index of the edge's first vertex in the vertex list.
@@ -92,8 +128,8 @@ enum PolygonValidity {
 
     /// No two edges of the rings meet, except neighbours in a ring at their shared vertex,
     /// where the ring turns. A sweep by longitude pairs only edges whose boxes overlap.
-    static func edgesAreSimple(_ v: UnsafePointer<Double>, _ rings: [Ring]) -> Bool {
-        var edges: [Edge] = []
+    static func edgesAreSimple(_ v: UnsafePointer<Double>, _ rings: [Ring], scratch edges: inout [Edge]) -> Bool {
+        edges.removeAll(keepingCapacity: true)
         for (r, ring) in rings.enumerated() {
             for k in ring.first..<(ring.first + ring.count - 1) {
                 let x1 = v[2 * k], y1 = v[2 * k + 1], x2 = v[2 * k + 2], y2 = v[2 * k + 3]
@@ -117,11 +153,45 @@ enum PolygonValidity {
         return true
     }
 
+    /// ``edgesAreSimple(_:_:scratch:)`` for few edges: every pair, one SIMD box check each, no sort.
+    static func smallEdgesAreSimple(_ v: UnsafePointer<Double>, _ rings: [Ring], scratch: inout Scratch) -> Bool {
+        scratch.low.removeAll(keepingCapacity: true)
+        scratch.high.removeAll(keepingCapacity: true)
+        scratch.owner.removeAll(keepingCapacity: true)
+        for (r, ring) in rings.enumerated() {
+            for k in ring.first..<(ring.first + ring.count - 1) {
+                let x1 = v[2 * k], y1 = v[2 * k + 1], x2 = v[2 * k + 2], y2 = v[2 * k + 3]
+                let minX = Swift.min(x1, x2), maxX = Swift.max(x1, x2), minY = Swift.min(y1, y2), maxY = Swift.max(y1, y2)
+                scratch.low.append(SIMD4(minX, minY, -maxX, -maxY))
+                scratch.high.append(SIMD4(maxX, maxY, -minX, -minY))
+                scratch.owner.append(SIMD2(Int32(r), Int32(k)))
+            }
+        }
+        let count = scratch.low.count
+        return scratch.low.withUnsafeBufferPointer { low in
+            scratch.high.withUnsafeBufferPointer { high in
+                scratch.owner.withUnsafeBufferPointer { owner in
+                    for a in 0..<count {
+                        let la = low[a]
+                        for b in (a + 1)..<Swift.max(a + 1, count) where all(la .<= high[b]) {
+                            guard pairIsSimple(v, Int(owner[a].y), Int(owner[a].x), Int(owner[b].y), Int(owner[b].x), rings) else { return false }
+                        }
+                    }
+                    return true
+                }
+            }
+        }
+    }
+
     /// Two edges whose boxes overlap: neighbours that turn, or edges that certainly do not meet.
     private static func pairIsSimple(_ v: UnsafePointer<Double>, _ e: Edge, _ f: Edge, _ rings: [Ring]) -> Bool {
-        let a = Int(e.first), b = Int(f.first)
-        if e.ring == f.ring {
-            let ring = rings[Int(e.ring)]
+        pairIsSimple(v, Int(e.first), Int(e.ring), Int(f.first), Int(f.ring), rings)
+    }
+
+    /// The edges starting at vertices `a` (of ring `ra`) and `b` (of ring `rb`).
+    private static func pairIsSimple(_ v: UnsafePointer<Double>, _ a: Int, _ ra: Int, _ b: Int, _ rb: Int, _ rings: [Ring]) -> Bool {
+        if ra == rb {
+            let ring = rings[ra]
             let last = ring.first + ring.count - 2  // first vertex of the ring's last edge
             // Neighbours: b follows a, a follows b, or the closing pair.
             let pivot: Int? = b == a + 1 || (a == last && b == ring.first) ? a

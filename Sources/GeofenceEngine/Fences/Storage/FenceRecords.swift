@@ -33,6 +33,19 @@ struct FenceRecords: Sendable {
 
     var count: Int { attributes.count }
 
+    /// Reserves room for the fences of about `bytes` bytes of GeoJSON (a vertex takes 30 to 50
+    /// bytes of text; a fence a few hundred), so the arrays rarely grow (and copy) while read.
+    /// Memory not filled is address space only.
+    mutating func reserve(forBytes bytes: Int) {
+        vertices.reserveCapacity(bytes / 12)
+        vertexStarts.reserveCapacity(bytes / 128)
+        ringStarts.reserveCapacity(bytes / 128)
+        partStarts.reserveCapacity(bytes / 128)
+        let fences = bytes / 128
+        attributes.reserveCapacity(fences); levels.reserveCapacity(fences); ranks.reserveCapacity(fences)
+        dwellSeconds.reserveCapacity(fences); featureIndexes.reserveCapacity(fences); circles.reserveCapacity(fences)
+    }
+
     /// Appends a fence built in code.
     mutating func append(_ fence: Fence) {
         beginFence(id: fence.id, featureIndex: fence.featureIndex)

@@ -8,93 +8,57 @@ import RealModule
 /// fence's boxes, builds the R-tree, the storage (Hilbert) order, the cell directory, the
 /// shapes in storage order, the polygon edge runs, the event fragments and the id table.
 enum FenceSetBuilder {
-    /// Builds the storage and releases each chunk of records once it has been copied.
+    /// Builds the storage on `threads` threads and releases each chunk of records once it has
+    /// been copied.
     ///
     /// - Complexity: O(n log n + v) for n fences and v vertices.
-    static func build(_ chunks: inout [FenceRecords], slots: [RecordReference]) -> FenceStorage {
+    static func build(_ chunks: inout [FenceRecords], slots: [RecordReference], threads: Int = Platform.coreCount) -> FenceStorage {
         let n = slots.count
-        let gathered = gatherBySlot(chunks, slots)
-        // Boxes (one or two per fence) in slot order: the index entries.
-        var entryBoxes: [BoundingBox] = [], entrySlots: [Int32] = []
-        entryBoxes.reserveCapacity(n)
-        entrySlots.reserveCapacity(n)
-        for (slot, ref) in slots.enumerated() {
-            for box in boundingBoxes(chunks[Int(ref.chunk)], Int(ref.index)) {
-                entryBoxes.append(box)
-                entrySlots.append(Int32(slot))
-            }
+        let g = gather(chunks, slots, threads: threads)
+        // The R-tree and the storage order share one Hilbert sort when every fence has one box.
+        let entryOrder = PackedRTree.hilbertOrder(g.entryBoxes)
+        let order: [Int]  // storage position -> slot
+        if g.entryBoxes.count == n {
+            order = entryOrder
+        } else {
+            // The east part of a fence split at the antimeridian stands for the whole.
+            var firstBox = [BoundingBox](repeating: .empty, count: n)
+            for (e, slot) in g.entrySlots.enumerated().reversed() { firstBox[Int(slot)] = g.entryBoxes[e] }
+            order = PackedRTree.hilbertOrder(firstBox)
         }
-        let index = PackedRTree(boxes: entryBoxes, values: entrySlots)
-        // Storage order: Hilbert order of each fence's first box (the east part of a fence split
-        // at the antimeridian stands for the whole).
-        var firstBox = [BoundingBox](repeating: .empty, count: n)
-        for (e, slot) in entrySlots.enumerated().reversed() { firstBox[Int(slot)] = entryBoxes[e] }
-        let order = PackedRTree.hilbertOrder(firstBox)  // storage position -> slot
-        firstBox = []
         var position = [Int32](repeating: 0, count: n)
         for (k, slot) in order.enumerated() { position[slot] = Int32(k) }
-        let directory = CellDirectory(boxes: entryBoxes, slots: entrySlots, storage: entrySlots.map { position[Int($0)] })
-        entryBoxes = []
-        entrySlots = []
-
+        let storage = position
+        // Independent parts, two at a time.
+        let tree = TaskResult<PackedRTree>(), directory = TaskResult<CellDirectory>()
+        let fragments = TaskResult<ByteTable>(), idTable = TaskResult<FenceIDTable>()
+        ParallelRanges.run(threads: threads, [
+            { tree.value = PackedRTree(boxes: g.entryBoxes, values: g.entrySlots, order: entryOrder) },
+            { directory.value = CellDirectory(boxes: g.entryBoxes, slots: g.entrySlots, storage: g.entrySlots.map { storage[Int($0)] }) },
+            { fragments.value = EventLineFormatter.fenceFragments(ids: g.ids, circles: g.circles, levels: g.levels, properties: g.properties) },
+            { idTable.value = FenceIDTable(ids: g.ids) },
+        ])
         let circleRecords = FrozenBuffer<SIMD4<Double>>(count: n) { out in
             for (k, slot) in order.enumerated() {
-                out.initializeElement(at: k, to: circleRecord(gathered.attributes[slot], gathered.circles[slot]))
+                out.initializeElement(at: k, to: circleRecord(g.attributes[slot], g.circles[slot]))
             }
         }
         let levelBuffer = FrozenBuffer<Int>(count: n) { out in
-            for (k, slot) in order.enumerated() { out.initializeElement(at: k, to: gathered.levels[slot]) }
+            for (k, slot) in order.enumerated() { out.initializeElement(at: k, to: g.levels[slot]) }
         }
-        let shapes = FenceShapeScatter.scatter(&chunks, slots: slots, order: order)
-        let polygonEdges = PolygonEdgeIndex(shapes: shapes, count: n)
-        let ids = gathered.ids
+        let shapes = FenceShapeScatter.scatter(&chunks, order: order, sizes: g.shapeSizes, recordSlots: g.recordSlots, threads: threads)
+        let polygonEdges = PolygonEdgeIndex(shapes: shapes, count: n, threads: threads)
+        var largest = 0.0
+        for slot in 0..<n { largest = Swift.max(largest, g.circles[slot].z) }
+        var anyLevel = false
+        for slot in 0..<n where g.levels[slot] != FenceSet.noLevel { anyLevel = true; break }
         return FenceStorage(
-            ids: ids, idTable: FenceIDTable(ids: ids), properties: gathered.properties, libraries: gathered.libraries,
-            attributes: FrozenBuffer(gathered.attributes), levels: FrozenBuffer(gathered.levels),
-            ranks: FrozenBuffer(gathered.ranks), dwellSeconds: FrozenBuffer(gathered.dwellSeconds),
-            dwellMilliseconds: FrozenBuffer(gathered.dwellMilliseconds), featureIndexes: FrozenBuffer(gathered.featureIndexes),
-            enclosingCircles: FrozenBuffer(gathered.circles),
-            eventFragments: EventLineFormatter.fenceFragments(
-                ids: ids, circles: gathered.circles, levels: gathered.levels, properties: gathered.properties),
-            storageIndex: FrozenBuffer(position), circleRecords: circleRecords, levelBuffer: levelBuffer,
-            shapes: shapes, polygonEdges: polygonEdges, index: index, directory: directory,
-            anyLevelFence: gathered.levels.contains { $0 != FenceSet.noLevel },
-            largestRadius: gathered.circles.reduce(0) { Swift.max($0, $1.z) })
-    }
-
-    /// The per-slot values, copied out of the records in slot order.
-    struct Gathered {
-        var ids = ByteTableBuilder(), properties = ByteTableBuilder(), libraries = ByteTableBuilder()
-        var attributes: [FenceAttributes] = [], levels: [Int] = [], ranks: [Int] = []
-        var dwellSeconds: [Double] = [], dwellMilliseconds: [Int64] = [], featureIndexes: [Int] = []
-        var circles: [SIMD4<Double>] = []
-    }
-
-    static func gatherBySlot(_ chunks: [FenceRecords], _ slots: [RecordReference]) -> (
-        ids: ByteTable, properties: ByteTable, libraries: ByteTable, attributes: [FenceAttributes], levels: [Int],
-        ranks: [Int], dwellSeconds: [Double], dwellMilliseconds: [Int64], featureIndexes: [Int], circles: [SIMD4<Double>]
-    ) {
-        var g = Gathered()
-        let n = slots.count
-        g.attributes.reserveCapacity(n); g.levels.reserveCapacity(n); g.ranks.reserveCapacity(n)
-        g.dwellSeconds.reserveCapacity(n); g.dwellMilliseconds.reserveCapacity(n)
-        g.featureIndexes.reserveCapacity(n); g.circles.reserveCapacity(n)
-        for ref in slots {
-            let r = chunks[Int(ref.chunk)], i = Int(ref.index)
-            g.ids.append(r.ids.slice(i))
-            g.properties.append(r.properties.slice(i))
-            g.libraries.append(r.libraries.slice(i))
-            let attributes = r.attributes[i]
-            g.attributes.append(attributes)
-            g.levels.append(r.levels[i])
-            g.ranks.append(r.ranks[i])
-            g.dwellSeconds.append(r.dwellSeconds[i])
-            g.dwellMilliseconds.append(attributes.contains(.dwell) ? trackerDwell(r.dwellSeconds[i]) : FenceSet.defaultDwell)
-            g.featureIndexes.append(r.featureIndexes[i])
-            g.circles.append(r.circles[i])
-        }
-        return (g.ids.frozen(), g.properties.frozen(), g.libraries.frozen(), g.attributes, g.levels, g.ranks,
-                g.dwellSeconds, g.dwellMilliseconds, g.featureIndexes, g.circles)
+            ids: g.ids, idTable: idTable.value!, properties: g.properties, libraries: g.libraries,
+            attributes: g.attributes, levels: g.levels, ranks: g.ranks, dwellSeconds: g.dwellSeconds,
+            dwellMilliseconds: g.dwellMilliseconds, featureIndexes: g.featureIndexes, enclosingCircles: g.circles,
+            eventFragments: fragments.value!, storageIndex: FrozenBuffer(position), circleRecords: circleRecords,
+            levelBuffer: levelBuffer, shapes: shapes, polygonEdges: polygonEdges, index: tree.value!, directory: directory.value!,
+            anyLevelFence: anyLevel, largestRadius: largest)
     }
 
     /// A dwell time in seconds as the tracker counts it: ms, at least 1 for a positive time;
