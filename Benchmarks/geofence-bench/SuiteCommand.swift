@@ -136,7 +136,7 @@ struct SuiteCommand: ParsableCommand {
         let set = world.fenceSet
         var boxes: [BoundingBox] = [], values: [Int32] = []
         for slot in 0..<set.count {
-            for box in set.fences[slot].boundingBoxes { boxes.append(box); values.append(Int32(slot)) }
+            for box in set.boundingBoxes(at: slot) { boxes.append(box); values.append(Int32(slot)) }
         }
         var times: [Double] = []
         for _ in 0..<3 {

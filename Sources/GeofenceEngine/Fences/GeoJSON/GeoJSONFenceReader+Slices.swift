@@ -9,7 +9,7 @@ extension GeoJSONFenceReader {
     /// Reads the features from `start` (the first feature, or the `]` of an empty array) to the
     /// end of the sequence, and returns them with the offset just past the sequence.
     ///
-    /// Slices of about `bytes / (8 × threads)` bytes (1 to 16 MiB) are read in parallel; then,
+    /// Slices of about `bytes / (8 × threads)` bytes (64 KiB to 16 MiB) are read in parallel; then,
     /// in order, a slice is kept when it started where the previous one stopped, else read
     /// again from there on this thread (a guessed start that was wrong: a `{` inside a value).
     /// Pages of the mapped file are given back once read.
@@ -20,7 +20,7 @@ extension GeoJSONFenceReader {
         threads: Int, file: MappedFile?, sliceBytes: Int? = nil
     ) throws(SliceSyntaxError) -> (decoded: Decoded, end: Int) {
         let size = bytes.count - start
-        let sliceSize = sliceBytes ?? Swift.min(16 << 20, Swift.max(1 << 20, size / Swift.max(1, 8 * threads)))
+        let sliceSize = sliceBytes ?? Swift.min(16 << 20, Swift.max(64 << 10, size / Swift.max(1, 8 * threads)))
         let count = Swift.max(1, (size + sliceSize - 1) / sliceSize)
         let bounds = (0...count).map { Swift.min(bytes.count, start + $0 * sliceSize) }
         let segments = DisjointSlots<GeoJSONSegment?>(repeating: nil, count: count)

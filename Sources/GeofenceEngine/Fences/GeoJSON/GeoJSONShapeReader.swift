@@ -136,7 +136,7 @@ struct GeoJSONShapeReader {
             repeat {
                 s.skipWhitespace()
                 if count < 2, let b = s.current, b == UInt8(ascii: "-") || (b &- 0x30) <= 9 {
-                    let value = s.numberValue(try s.number())
+                    let value = try s.numberAndValue().value
                     if count == 0 { numbers.0 = value } else { numbers.1 = value }
                 } else {
                     try s.skipValue(depth: depth &+ 1)

@@ -96,7 +96,8 @@ enum MinimumEnclosingCircle {
         var state: UInt64 = 0x9E37_79B9_7F4A_7C15 ^ UInt64(n)
         for i in stride(from: n - 1, to: 0, by: -1) {
             state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-            points.swapAt(i, Int((state >> 33) % UInt64(i + 1)))
+            // A number in 0...i from the top 32 bits, by multiplication (no division).
+            points.swapAt(i, Int((state >> 32) &* UInt64(i + 1) >> 32))
         }
         var c = points[0], r2 = 0.0
         @inline(__always) func outside(_ p: SIMD2<Double>) -> Bool {

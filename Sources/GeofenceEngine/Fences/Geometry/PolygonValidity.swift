@@ -153,7 +153,7 @@ enum PolygonValidity {
         return true
     }
 
-    /// ``edgesAreSimple(_:_:scratch:)`` for few edges: every pair, one SIMD box check each, no sort.
+    /// ``edgesAreSimple(_:_:scratch:)`` for few edges: every pair, one box check each, no sort.
     static func smallEdgesAreSimple(_ v: UnsafePointer<Double>, _ rings: [Ring], scratch: inout Scratch) -> Bool {
         scratch.low.removeAll(keepingCapacity: true)
         scratch.high.removeAll(keepingCapacity: true)
@@ -173,7 +173,10 @@ enum PolygonValidity {
                 scratch.owner.withUnsafeBufferPointer { owner in
                     for a in 0..<count {
                         let la = low[a]
-                        for b in (a + 1)..<Swift.max(a + 1, count) where all(la .<= high[b]) {
+                        for b in (a + 1)..<Swift.max(a + 1, count) {
+                            // Lane by lane: measured twice as fast as `all(la .<= high[b])`.
+                            let hb = high[b]
+                            guard la.x <= hb.x && la.y <= hb.y && la.z <= hb.z && la.w <= hb.w else { continue }
                             guard pairIsSimple(v, Int(owner[a].y), Int(owner[a].x), Int(owner[b].y), Int(owner[b].x), rings) else { return false }
                         }
                     }
