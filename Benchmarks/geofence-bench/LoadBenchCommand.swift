@@ -58,11 +58,7 @@ struct LoadBenchCommand: ParsableCommand {
         report.context.append(("load1 at end", RTreeBench.fixed(Measure.loadAverage(), 2)))
         print("\n" + report.context.map { "\($0.0): \($0.1)" }.joined(separator: ", "))
         print(report.table)
-        if let json {
-            var bytes: [UInt8] = []
-            JSONWriter.write(report.json, to: &bytes)
-            try String(decoding: bytes, as: UTF8.self).write(toFile: json, atomically: true, encoding: .utf8)
-        }
+        if let json { try report.write(json: json) }
     }
 
     /// Each file loaded `repeats` times here: seconds of each, the median, this process's peak RSS.

@@ -82,11 +82,7 @@ struct SuiteCommand: ParsableCommand {
         }
         print("\n" + report.context.map { "\($0.0): \($0.1)" }.joined(separator: ", "))
         print(report.table)
-        if let json {
-            var bytes: [UInt8] = []
-            JSONWriter.write(report.json, to: &bytes)
-            try String(decoding: bytes, as: UTF8.self).write(toFile: json, atomically: true, encoding: .utf8)
-        }
+        if let json { try report.write(json: json) }
         if let svg { try chart(report).write(toFile: svg, atomically: true, encoding: .utf8) }
     }
 

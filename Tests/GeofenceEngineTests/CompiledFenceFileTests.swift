@@ -69,7 +69,7 @@ struct CompiledFenceFileTests {
                 #expect(Array(opened.fences) == Array(set.fences), "seed \(seed)")
                 for slot in 0..<set.count {
                     #expect(opened.slot(of: set.id(at: slot)) == slot)
-                    #expect(Array(opened.eventFragments[2 * slot + 1]) == Array(set.eventFragments[2 * slot + 1]))
+                    #expect(Array(opened.storage.eventFragments[2 * slot + 1]) == Array(set.storage.eventFragments[2 * slot + 1]))
                 }
                 #expect(opened.slot(of: "no such fence") == nil)
                 let a = try ContainmentEvaluator(fenceSet: set), b = try ContainmentEvaluator(fenceSet: opened)

@@ -61,7 +61,7 @@ struct FastPathTwinTests {
                     let geos = try evaluator.coversByGEOS(slot: slot, latitude: p.latitude, longitude: p.longitude)
                     let fast = try evaluator.covers(slot: slot, latitude: p.latitude, longitude: p.longitude)
                     #expect(fast == geos, "seed \(seed) fence \(fence.id) at \(p): fast \(fast), GEOS \(geos)")
-                    if set.polygonEdges.test(slot: Int(set.storageIndex.pointer[slot]), x: p.longitude, y: p.latitude) == .undecided { undecided += 1 }
+                    if set.storage.polygonEdges.test(slot: Int(set.storage.storageIndex.pointer[slot]), x: p.longitude, y: p.latitude) == .undecided { undecided += 1 }
                 }
             }
         }

@@ -22,7 +22,7 @@ struct EventLineFormatter: Sendable {
         }
         heads = FrozenBuffer(text)
         headStarts = FrozenBuffer(starts)
-        fences = fenceSet.eventFragments
+        fences = fenceSet.storage.eventFragments
     }
 
     /// The parts of an event line that depend only on the fence, rendered once per fence when

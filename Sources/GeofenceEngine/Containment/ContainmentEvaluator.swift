@@ -157,11 +157,11 @@ struct HotPath {
     init(_ set: FenceSet) {
         directoryEnabled = set.directory.isEnabled
         directory = set.directory.view
-        polygons = set.polygonEdges.view
-        storage = set.storageIndex.pointer
-        circles = set.circleRecordBuffer.pointer
-        levels = set.levelBuffer.pointer
-        anyLevelFence = set.anyLevelFence
+        polygons = set.storage.polygonEdges.view
+        storage = set.storage.storageIndex.pointer
+        circles = set.storage.circleRecords.pointer
+        levels = set.storage.levelBuffer.pointer
+        anyLevelFence = set.storage.anyLevelFence
     }
 
     /// The level rule (semantics §2) for the fence at storage position `position`.

@@ -48,10 +48,10 @@ public final class TrackerContext: Sendable {
         exitTolerance = configuration.exitTolerance
         // 0, a negative or a non-number disables dwell; a positive time is at least 1 ms.
         defaultDwellMilliseconds = FenceSetBuilder.trackerDwell(configuration.dwell)
-        maximumReach = Swift.max(configuration.enterTolerance, configuration.exitTolerance) * fenceSet.largestRadius
-        circles = FrozenPointer(fenceSet.enclosingCircles)
-        levels = FrozenPointer(fenceSet.levels)
-        fenceDwell = FrozenPointer(fenceSet.dwellMilliseconds)
+        maximumReach = Swift.max(configuration.enterTolerance, configuration.exitTolerance) * fenceSet.storage.largestRadius
+        circles = FrozenPointer(fenceSet.storage.enclosingCircles)
+        levels = FrozenPointer(fenceSet.storage.levels)
+        fenceDwell = FrozenPointer(fenceSet.storage.dwellMilliseconds)
         fenceCount = fenceSet.count
         levelFences = configuration.levelFences
         globalFences = configuration.globalFences

@@ -17,49 +17,14 @@ public final class FenceSet: Sendable {
     /// How many polygons GEOS MakeValid repaired while building the set.
     public let repairedCount: Int
 
-    // By slot.
-    let ids: ByteTable
-    let idTable: FenceIDTable
-    let properties: ByteTable
-    let libraries: ByteTable
-    let attributes: FrozenBuffer<FenceAttributes>
-    /// The fence's level, or `FenceSet.noLevel`.
-    let levels: FrozenBuffer<Int>
-    let ranks: FrozenBuffer<Int>
-    /// Seconds (meaningful where the attributes say the fence has a dwell time).
-    let dwellSeconds: FrozenBuffer<Double>
-    /// The fence's own dwell time in ms as the tracker uses it, or `FenceSet.defaultDwell`.
-    let dwellMilliseconds: FrozenBuffer<Int64>
-    let featureIndexes: FrozenBuffer<Int>
-    /// The circle, or the polygon's minimum enclosing circle: (latitude, longitude, radius m, 0).
-    let enclosingCircles: FrozenBuffer<SIMD4<Double>>
-    /// The per-fence parts of an event line (see ``EventLineFormatter``): for slot s, the id
-    /// part is string 2s and the tail 2s + 1.
-    let eventFragments: ByteTable
+    /// Everything the set holds, as flat buffers (see ``FenceStorage``): per-slot values, the
+    /// storage (Hilbert) order of the hot paths, the shapes, the edge runs, the index.
+    let storage: FenceStorage
 
-    /// The *storage order* of the hot paths: fences sorted along a Hilbert curve of their box
-    /// centres, so the fences a point query meets (neighbours in space) sit next to each other
-    /// in memory. `storageIndex[slot]` is a fence's position in that order.
-    let storageIndex: FrozenBuffer<Int32>
-    /// Four circle numbers by storage position in one 32-byte record (latitude and longitude in
-    /// radians, cos(latitude), sin²(r / 2R)), so the containment test of a circle reads one
-    /// cache line; the threshold is -1 for a polygon.
-    let circleRecordBuffer: FrozenBuffer<SIMD4<Double>>
-    /// `levels` by storage position, read through a pointer by the hot paths.
-    let levelBuffer: FrozenBuffer<Int>
-    /// Every polygon's parts, rings and vertices, by storage position.
-    let shapes: FenceShapes
-    /// The polygons' rings in runs with bounds, for the certified Swift point-in-polygon test.
-    let polygonEdges: PolygonEdgeIndex
     /// The packed R-tree over every fence's boxes (values: slots); nearest and box queries.
-    public let index: PackedRTree
+    public var index: PackedRTree { storage.index }
     /// A grid over the same boxes for point queries (see ``CellDirectory``).
-    public let directory: CellDirectory
-
-    /// True when some fence has a level (the level rule then reads per-fence levels).
-    let anyLevelFence: Bool
-    /// The largest radius (circle or enclosing circle) in the set; 0 when empty.
-    let largestRadius: Double
+    public var directory: CellDirectory { storage.directory }
 
     static let noLevel = Int.min
     /// `dwellMilliseconds` of a fence without its own dwell time.
@@ -89,43 +54,23 @@ public final class FenceSet: Sendable {
     }
 
     /// A set over storage built by ``FenceSetBuilder`` or read from a compiled file.
-    init(storage s: FenceStorage, repairedCount: Int) {
-        count = s.ids.count
+    init(storage: FenceStorage, repairedCount: Int) {
+        count = storage.ids.count
         self.repairedCount = repairedCount
-        ids = s.ids
-        idTable = s.idTable
-        properties = s.properties
-        libraries = s.libraries
-        attributes = s.attributes
-        levels = s.levels
-        ranks = s.ranks
-        dwellSeconds = s.dwellSeconds
-        dwellMilliseconds = s.dwellMilliseconds
-        featureIndexes = s.featureIndexes
-        enclosingCircles = s.enclosingCircles
-        eventFragments = s.eventFragments
-        storageIndex = s.storageIndex
-        circleRecordBuffer = s.circleRecords
-        levelBuffer = s.levelBuffer
-        shapes = s.shapes
-        polygonEdges = s.polygonEdges
-        index = s.index
-        directory = s.directory
-        anyLevelFence = s.anyLevelFence
-        largestRadius = s.largestRadius
+        self.storage = storage
     }
 
     /// Bytes of the data a point query reads: the grid directory, circle records, levels and
     /// polygon edges.
     public var hotBytes: Int {
-        directory.memoryBytes + circleRecordBuffer.count * 32 + levelBuffer.count * 8 + polygonEdges.memoryBytes
+        storage.directory.memoryBytes + storage.circleRecords.count * 32 + storage.levelBuffer.count * 8 + storage.polygonEdges.memoryBytes
     }
 
     /// The slot of the fence with this id, or nil.
     /// - Complexity: O(1) expected (a hash table lookup).
     public func slot(of id: String) -> Int? {
         var id = id
-        return id.withUTF8 { idTable.slot(of: UnsafeRawBufferPointer($0), ids: ids) }
+        return id.withUTF8 { storage.idTable.slot(of: UnsafeRawBufferPointer($0), ids: storage.ids) }
     }
 
     /// The fence with this id, or nil.
@@ -135,7 +80,7 @@ public final class FenceSet: Sendable {
     /// (semantics §2: a level fence matches only the same level; a global fence any fix).
     @inline(__always)
     func levelMatches(slot: Int, level: Int?, options: ContainmentOptions) -> Bool {
-        let fenceLevel = levels[slot]
+        let fenceLevel = storage.levels[slot]
         if fenceLevel == Self.noLevel { return options.globalFences }
         guard options.levelFences, let level else { return false }
         return level == fenceLevel

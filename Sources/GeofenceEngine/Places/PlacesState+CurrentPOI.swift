@@ -11,7 +11,7 @@ extension PlacesState {
     /// The current POI after an entry or exit.
     /// - Complexity: O(e).
     static func currentByEntry(_ entered: [Entry], fences: FenceSet) -> Int32? {
-        let ranks = fences.ranks.pointer, radii = fences.enclosingCircles.pointer
+        let ranks = fences.storage.ranks.pointer, radii = fences.storage.enclosingCircles.pointer
         var best: Entry? = nil
         for entry in entered {
             guard let b = best else { best = entry; continue }
@@ -32,7 +32,7 @@ extension PlacesState {
     /// The current POI after a nearby recalculation from `position`.
     /// - Complexity: O(e).
     static func currentByDistance(_ entered: [Entry], from position: Coordinate, fences: FenceSet) -> Int32? {
-        let ranks = fences.ranks.pointer, radii = fences.enclosingCircles.pointer
+        let ranks = fences.storage.ranks.pointer, radii = fences.storage.enclosingCircles.pointer
         var best: (slot: Int32, distance: Double)? = nil
         for entry in entered {
             let a = Int(entry.slot)

@@ -137,8 +137,8 @@ struct FenceFileMeta {
     init(_ set: FenceSet) {
         count = set.count
         repairedCount = set.repairedCount
-        anyLevelFence = set.anyLevelFence
-        largestRadius = set.largestRadius
+        anyLevelFence = set.storage.anyLevelFence
+        largestRadius = set.storage.largestRadius
         treeNodeSize = set.index.nodeSize
         treeCount = set.index.count
         grid = set.directory.grid

@@ -39,29 +39,31 @@ extension FenceSetBuilder {
         let sizes = SharedPointer<SIMD3<UInt32>>.allocate(n)  // parts, rings, positions
         let boxes = SharedPointer<(BoundingBox, BoundingBox)>.allocate(n)
         let owners = recordSlots
-        ParallelWorkers.run(count: chunks.count, threads: threads) { c, _ in
-            let r = chunks[c]
-            for i in 0..<r.count {
-                let slot = Int(owners[c][i])
-                guard slot >= 0 else { continue }
-                let a = r.attributes[i]
-                attributes[slot] = a
-                levels[slot] = r.levels[i]
-                ranks[slot] = r.ranks[i]
-                dwellSeconds[slot] = r.dwellSeconds[i]
-                dwellMilliseconds[slot] = a.contains(.dwell) ? trackerDwell(r.dwellSeconds[i]) : FenceSet.defaultDwell
-                featureIndexes[slot] = r.featureIndexes[i]
-                circles[slot] = r.circles[i]
-                lengths[slot] = SIMD3(
-                    r.ids.offsets[i + 1] - r.ids.offsets[i], r.properties.offsets[i + 1] - r.properties.offsets[i],
-                    r.libraries.offsets[i + 1] - r.libraries.offsets[i])
-                let firstPart = Int(r.partStarts[i]), endPart = Int(r.partStarts[i + 1])
-                let firstRing = Int(r.ringStarts[firstPart]), endRing = Int(r.ringStarts[endPart])
-                sizes[slot] = SIMD3(
-                    UInt32(endPart - firstPart), UInt32(endRing - firstRing), r.vertexStarts[endRing] - r.vertexStarts[firstRing])
-                let b = boundingBoxes(r, i)
-                boxes[slot] = (b[0], b.count > 1 ? b[1] : .empty)
+        /// Calls `body(record, index, slot)` for every record that is in the set, chunks in parallel.
+        func forEachKept(_ body: @escaping @Sendable (FenceRecords, Int, Int) -> Void) {
+            ParallelWorkers.run(count: chunks.count, threads: threads) { c, _ in
+                let r = chunks[c]
+                for i in 0..<r.count where owners[c][i] >= 0 { body(r, i, Int(owners[c][i])) }
             }
+        }
+        forEachKept { r, i, slot in
+            let a = r.attributes[i]
+            attributes[slot] = a
+            levels[slot] = r.levels[i]
+            ranks[slot] = r.ranks[i]
+            dwellSeconds[slot] = r.dwellSeconds[i]
+            dwellMilliseconds[slot] = a.contains(.dwell) ? trackerDwell(r.dwellSeconds[i]) : FenceSet.defaultDwell
+            featureIndexes[slot] = r.featureIndexes[i]
+            circles[slot] = r.circles[i]
+            lengths[slot] = SIMD3(
+                r.ids.offsets[i + 1] - r.ids.offsets[i], r.properties.offsets[i + 1] - r.properties.offsets[i],
+                r.libraries.offsets[i + 1] - r.libraries.offsets[i])
+            let firstPart = Int(r.partStarts[i]), endPart = Int(r.partStarts[i + 1])
+            let firstRing = Int(r.ringStarts[firstPart]), endRing = Int(r.ringStarts[endPart])
+            sizes[slot] = SIMD3(
+                UInt32(endPart - firstPart), UInt32(endRing - firstRing), r.vertexStarts[endRing] - r.vertexStarts[firstRing])
+            let b = boundingBoxes(r, i)
+            boxes[slot] = (b[0], b.count > 1 ? b[1] : .empty)
         }
         // Offsets by prefix sums, then the blobs copied in parallel.
         var offsets = [SIMD3<UInt64>](repeating: .zero, count: n + 1)
@@ -70,15 +72,10 @@ extension FenceSetBuilder {
         let total = offsets[n]
         let blobs = (SharedPointer<UInt8>.allocate(Int(total.x)), SharedPointer<UInt8>.allocate(Int(total.y)), SharedPointer<UInt8>.allocate(Int(total.z)))
         let starts = offsets
-        ParallelWorkers.run(count: chunks.count, threads: threads) { c, _ in
-            let r = chunks[c]
-            for i in 0..<r.count {
-                let slot = Int(owners[c][i])
-                guard slot >= 0 else { continue }
-                copy(r.ids, i, to: blobs.0.base + Int(starts[slot].x))
-                copy(r.properties, i, to: blobs.1.base + Int(starts[slot].y))
-                copy(r.libraries, i, to: blobs.2.base + Int(starts[slot].z))
-            }
+        forEachKept { r, i, slot in
+            copy(r.ids, i, to: blobs.0.base + Int(starts[slot].x))
+            copy(r.properties, i, to: blobs.1.base + Int(starts[slot].y))
+            copy(r.libraries, i, to: blobs.2.base + Int(starts[slot].z))
         }
         func table(_ blob: SharedPointer<UInt8>, _ count: UInt64, _ lane: Int) -> ByteTable {
             ByteTable(
