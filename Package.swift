@@ -78,7 +78,7 @@ let package = Package(
         .testTarget(name: "GeofenceGEOSTests", dependencies: ["GeofenceGEOS", "GeofenceGeometry", "GeofenceTestSupport"]),
         .testTarget(
             name: "GeofenceEngineTests",
-            dependencies: ["GeofenceEngine", "GeofenceTestSupport"]
+            dependencies: ["GeofenceEngine", "GeofenceGEOS", "GeofenceTestSupport"]
         ),
         .testTarget(name: "GeofenceCLITests", dependencies: ["geofence"]),
     ],

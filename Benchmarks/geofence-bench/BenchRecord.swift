@@ -43,6 +43,13 @@ struct BenchReport {
     var records: [BenchRecord] = []
     var context: [(String, String)] = []
 
+    /// Writes ``json`` to `path`.
+    func write(json path: String) throws {
+        var bytes: [UInt8] = []
+        JSONWriter.write(json, to: &bytes)
+        try String(decoding: bytes, as: UTF8.self).write(toFile: path, atomically: true, encoding: .utf8)
+    }
+
     var table: String {
         let header = ["case", "method", "fences", "items", "threads", "per second", "ns/item", "ratios", "pairs", "checksum", "peak RSS MiB"]
         let rows = records.map { r in

@@ -31,9 +31,9 @@ final class ContainmentWorker {
         if method == .geos {
             let set = world.fenceSet
             var items: [(box: BoundingBox, polygon: MultiPolygon?)] = []
-            for fence in set.fences {
-                let box = fence.boundingBoxes.reduce(BoundingBox.empty) { $0.union($1) }
-                if case .polygon(let shape) = fence.shape { items.append((box, shape)) } else { items.append((box, nil)) }
+            for slot in 0..<set.count {
+                let box = set.boundingBoxes(at: slot).reduce(BoundingBox.empty) { $0.union($1) }
+                if case .polygon(let shape) = set.shape(at: slot) { items.append((box, shape)) } else { items.append((box, nil)) }
             }
             naive = try NaiveGEOSContainment(context: try GEOSContext(), items: items)
         } else {
@@ -84,7 +84,7 @@ final class ContainmentWorker {
                 try naive!.query(latitude: lat, longitude: lon, into: &buffer)
                 for slot in buffer {
                     let s = Int(slot)
-                    if world.fenceSet.fences[s].shape.isCircle {
+                    if world.fenceSet.isCircle(at: s) {
                         guard try evaluator.covers(slot: s, latitude: lat, longitude: lon) else { continue }
                     }
                     sum.add(fix: i, fence: fileIndex[s])

@@ -45,7 +45,7 @@ struct IndexBenchCommand: ParsableCommand {
             // The tree alone, on the same entries the set indexes (median of 3 builds).
             var boxes: [BoundingBox] = [], values: [Int32] = []
             for slot in 0..<set.count {
-                for box in set.fences[slot].boundingBoxes { boxes.append(box); values.append(Int32(slot)) }
+                for box in set.boundingBoxes(at: slot) { boxes.append(box); values.append(Int32(slot)) }
             }
             var builds: [Double] = []
             for _ in 0..<3 {

@@ -13,7 +13,7 @@ struct PeerWorld {
 
     static func load(fences: String, fixes: String, limit: Int? = nil) throws -> PeerWorld {
         let set = try FenceSet.load(path: fences)
-        return PeerWorld(fenceSet: set, fileIndexOfSlot: set.fences.map(\.featureIndex), fixes: try readFixes(fixes, limit: limit))
+        return PeerWorld(fenceSet: set, fileIndexOfSlot: (0..<set.count).map { set.featureIndex(at: $0) }, fixes: try readFixes(fixes, limit: limit))
     }
 
     /// Reads `N × (f64 lat, f64 lon)` little-endian.

@@ -7,7 +7,7 @@ import GeofenceGEOS
 struct SuiteCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "suite",
-        abstract: "All cases in one run: index build, containment (1 and all threads), nearest-10, evaluate.",
+        abstract: "All cases in one run: index build, containment (1 and all threads), nearest-10, evaluate, fence loading.",
         discussion: """
             Workload: the peers' synthetic world when --peers-data names the folder gen.py wrote
             (fences_F.geojson, fixes_N.f64; fixes_N.csv is made from them for evaluate), else
@@ -37,8 +37,8 @@ struct SuiteCommand: ParsableCommand {
     @Flag(help: "Skip the evaluate cases.")
     var noEvaluate = false
 
-    @Option(parsing: .upToNextOption, help: "Cases to run: build, contains, nearest, evaluate.")
-    var cases: [String] = ["build", "contains", "nearest", "evaluate"]
+    @Option(parsing: .upToNextOption, help: "Cases to run: build, contains, nearest, evaluate, load.")
+    var cases: [String] = ["build", "contains", "nearest", "evaluate", "load"]
 
     @Option(help: "The Austin data folder (evaluate on real traces).")
     var austin = "data/austin"
@@ -65,6 +65,10 @@ struct SuiteCommand: ParsableCommand {
                 if cases.contains("nearest") { try nearest(world, fences: f, report: &report) }
             }
             if evaluating, let folder = peersFolder { try evaluate(folder: folder, fences: f, report: &report) }
+            if cases.contains("load"), let folder = peersFolder {
+                let bench = LoadBench(peers: folder, work: "/tmp/geofence-load-bench", repeats: repeats, threads: threads)
+                report.records += try bench.measure(fences: f)
+            }
             print(report.records.suffix(8).map { "\($0.benchCase) \($0.method) F=\($0.fences) T=\($0.threads): \(RTreeBench.rate($0.rate))/s" }.joined(separator: "\n"))
             Platform.flushStandardStreams()
         }
@@ -78,11 +82,7 @@ struct SuiteCommand: ParsableCommand {
         }
         print("\n" + report.context.map { "\($0.0): \($0.1)" }.joined(separator: ", "))
         print(report.table)
-        if let json {
-            var bytes: [UInt8] = []
-            JSONWriter.write(report.json, to: &bytes)
-            try String(decoding: bytes, as: UTF8.self).write(toFile: json, atomically: true, encoding: .utf8)
-        }
+        if let json { try report.write(json: json) }
         if let svg { try chart(report).write(toFile: svg, atomically: true, encoding: .utf8) }
     }
 
@@ -132,7 +132,7 @@ struct SuiteCommand: ParsableCommand {
         let set = world.fenceSet
         var boxes: [BoundingBox] = [], values: [Int32] = []
         for slot in 0..<set.count {
-            for box in set.fences[slot].boundingBoxes { boxes.append(box); values.append(Int32(slot)) }
+            for box in set.boundingBoxes(at: slot) { boxes.append(box); values.append(Int32(slot)) }
         }
         var times: [Double] = []
         for _ in 0..<3 {

@@ -8,7 +8,7 @@ enum SwiftWorld {
     static func world(fences: Int, fixes: Int, seed: UInt64 = 42) throws -> PeerWorld {
         var rng = IndexBenchRandom(seed: seed)
         let set = try FenceSet(IndexBenchWorld.fences(count: fences, &rng))
-        return PeerWorld(fenceSet: set, fileIndexOfSlot: set.fences.map(\.featureIndex), fixes: walks(count: fixes, seed: seed &+ 1))
+        return PeerWorld(fenceSet: set, fileIndexOfSlot: (0..<set.count).map { set.featureIndex(at: $0) }, fixes: walks(count: fixes, seed: seed &+ 1))
     }
 
     /// Interleaved latitude, longitude of `count` fixes.

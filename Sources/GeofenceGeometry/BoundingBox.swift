@@ -16,6 +16,18 @@ public struct BoundingBox: Hashable, Sendable, CustomStringConvertible {
         self.maxLatitude = maxLatitude
     }
 
+    /// The box around flat `[lon, lat, lon, lat, …]` positions (empty for none), grown one
+    /// position at a time in order.
+    public init(positions: UnsafeBufferPointer<Double>) {
+        var box = BoundingBox.empty
+        var i = 0
+        while i + 1 < positions.count {
+            box = box.including(latitude: positions[i + 1], longitude: positions[i])
+            i += 2
+        }
+        self = box
+    }
+
     /// The empty box: contains nothing, and is the identity of ``union(_:)``.
     public static let empty = BoundingBox(
         minLongitude: .infinity, minLatitude: .infinity, maxLongitude: -.infinity, maxLatitude: -.infinity)

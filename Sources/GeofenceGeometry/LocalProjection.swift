@@ -26,8 +26,14 @@ public struct LocalProjection: Sendable {
     @inlinable
     public func project(latitude: Double, longitude: Double) -> (x: Double, y: Double) {
         let lat = latitude * Sphere.degreesToRadians
+        return project(sinLatitude: Double.sin(lat), cosLatitude: Double.cos(lat), longitude: longitude)
+    }
+
+    /// ``project(latitude:longitude:)`` with the sine and cosine of the latitude (in radians,
+    /// `latitude × degreesToRadians`) already at hand.
+    @inlinable
+    public func project(sinLatitude sinLat: Double, cosLatitude cosLat: Double, longitude: Double) -> (x: Double, y: Double) {
         let dLon = longitude * Sphere.degreesToRadians - lon0
-        let sinLat = Double.sin(lat), cosLat = Double.cos(lat)
         let cosDLon = Double.cos(dLon)
         let cosC = Swift.max(-1, Swift.min(1, sinLat0 * sinLat + cosLat0 * cosLat * cosDLon))
         let c = Double.acos(cosC)

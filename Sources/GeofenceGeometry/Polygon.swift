@@ -32,9 +32,7 @@ public struct Ring: Hashable, Sendable {
 
     /// The box around every position.
     public var boundingBox: BoundingBox {
-        var box = BoundingBox.empty
-        for i in 0..<count { box = box.including(latitude: positions[2 * i + 1], longitude: positions[2 * i]) }
-        return box
+        positions.withUnsafeBufferPointer { BoundingBox(positions: $0) }
     }
 }
 

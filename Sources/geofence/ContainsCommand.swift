@@ -15,7 +15,7 @@ struct ContainsCommand: ParsableCommand {
             """
     )
 
-    @Option(name: .long, help: "GeoJSON FeatureCollection of fences.")
+    @Option(name: .long, help: "Fences: GeoJSON (a FeatureCollection or GeoJSONSeq) or a compiled fence file.")
     var fences: String
 
     @Option(name: .long, help: "CSV file of fixes.")
@@ -73,7 +73,7 @@ struct ContainsCommand: ParsableCommand {
                     line.append(contentsOf: "\"geofenceIds\":[".utf8)
                     for (k, slot) in slots.enumerated() {
                         if k > 0 { line.append(UInt8(ascii: ",")) }
-                        JSONWriter.writeString(fenceSet.fences[Int(slot)].id, to: &line)
+                        JSONWriter.writeString(bytes: fenceSet.idBytes(at: Int(slot)), to: &line)
                     }
                     line.append(UInt8(ascii: "]"))
                 }

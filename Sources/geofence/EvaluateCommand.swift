@@ -27,7 +27,7 @@ struct EvaluateCommand: ParsableCommand {
             """
     )
 
-    @Option(help: "GeoJSON FeatureCollection of fences.")
+    @Option(help: "Fences: GeoJSON (a FeatureCollection or GeoJSONSeq) or a compiled fence file.")
     var fences: String
 
     @Option(help: "CSV file of fixes.")
@@ -122,7 +122,9 @@ struct EvaluateCommand: ParsableCommand {
     }
 
     func run() throws {
+        let loadStart = Platform.monotonicSeconds()
         let fenceSet = try FenceLoading.load(path: fences, repair: repair)
+        let fenceLoadSeconds = Platform.monotonicSeconds() - loadStart
         let options = BatchOptions(
             configuration: trackerConfiguration(), threads: threads ?? Self.coreCount,
             shard: shard.flatMap(ShardSpec.init) ?? .all, sortedInput: sortedInput, header: try headerColumns(),
@@ -131,7 +133,8 @@ struct EvaluateCommand: ParsableCommand {
             let evaluator = try BatchEvaluator(fenceSet: fenceSet, options: options)
             let sink = try output.map { try OutputSink(path: $0) } ?? .standardOutput()
             let bar = ProgressBar(totalBytes: Self.fileSize(fixes), quiet: quiet)
-            let result = try evaluator.run(fixes: fixes, output: sink) { rows, bytes in bar.update(rows: rows, bytes: bytes) }
+            var result = try evaluator.run(fixes: fixes, output: sink) { rows, bytes in bar.update(rows: rows, bytes: bytes) }
+            result.fenceLoadSeconds = fenceLoadSeconds
             bar.finish()
             if let summary, summary != "-" {
                 let file = try OutputSink(path: summary)

@@ -11,7 +11,7 @@ struct Geofence: ParsableCommand {
         commandName: "geofence",
         abstract: "Exact, fast geofence containment and events for moving devices.",
         subcommands: [
-            ValidateCommand.self, ContainsCommand.self, NearestCommand.self, PlanCommand.self, PlacesCommand.self,
+            ValidateCommand.self, CompileCommand.self, ContainsCommand.self, NearestCommand.self, PlanCommand.self, PlacesCommand.self,
             EvaluateCommand.self, MergeCommand.self,
         ]
     )

@@ -58,7 +58,7 @@ struct NearestCommand: ParsableCommand {
         var text: [UInt8] = []
         for f in found {
             text.append(contentsOf: "{\"geofenceId\":".utf8)
-            JSONWriter.writeString(fenceSet.fences[Int(f.slot)].id, to: &text)
+            JSONWriter.writeString(fenceSet.id(at: Int(f.slot)), to: &text)
             text.append(contentsOf: ",\"distance\":\(CLINumber.millimetres(f.distance, rounding: .toNearestOrAwayFromZero))}\n".utf8)
         }
         try CLIError.reporting {

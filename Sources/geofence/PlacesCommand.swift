@@ -22,7 +22,7 @@ struct PlacesCommand: ParsableCommand {
             """
     )
 
-    @Option(name: .long, help: "GeoJSON FeatureCollection of fences.")
+    @Option(name: .long, help: "Fences: GeoJSON (a FeatureCollection or GeoJSONSeq) or a compiled fence file.")
     var fences: String
 
     @Option(name: .long, help: "CSV file of signals.")

@@ -3,7 +3,7 @@ import GeofenceEngine
 
 /// The fence file and the position, shared by `nearest` and `plan`.
 struct PositionArguments: ParsableArguments {
-    @Option(name: .long, help: "GeoJSON FeatureCollection of fences.")
+    @Option(name: .long, help: "Fences: GeoJSON (a FeatureCollection or GeoJSONSeq) or a compiled fence file.")
     var fences: String
 
     // Numeric options parse `.unconditional`ly so a negative value (`--lon -97.7`) is a value,

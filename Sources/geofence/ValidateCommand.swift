@@ -13,7 +13,7 @@ struct ValidateCommand: ParsableCommand {
             """
     )
 
-    @Option(name: .long, help: "GeoJSON FeatureCollection of fences.")
+    @Option(name: .long, help: "Fences: GeoJSON (a FeatureCollection or GeoJSONSeq) or a compiled fence file (its integrity is checked).")
     var fences: String
 
     @Flag(name: .long, help: "Repair invalid polygons with GEOS MakeValid.")
@@ -27,43 +27,61 @@ struct ValidateCommand: ParsableCommand {
     }
 
     func run() throws {
+        if FenceSet.isCompiled(path: fences) {
+            // Validated when it was compiled: check its integrity.
+            if repair { throw CLIError("\(fences): a compiled fence file holds validated fences; --repair applies to GeoJSON") }
+            let set = try FenceLoading.load(path: fences, repair: false)
+            FileHandleText.standardOutput("\(fences): compiled fence file, \(set.count) fence(s), checksums and structure verified\n")
+            return
+        }
         let report = try FenceLoading.inspect(path: fences, repair: repair)
         let out = OutputSink.standardOutput()
         for repaired in report.repairs {
             try out.write("feature \(repaired.featureIndex) (\(repaired.id ?? "no id")): repaired by MakeValid (was: \(repaired.reason))\n")
         }
         for problem in report.problems { try out.write("\(problem)\n") }
-        var summary = "\(fences): \(report.featureCount) feature(s), \(report.fences.count) valid, \(report.problems.count) problem(s)"
+        var summary = "\(fences): \(report.featureCount) feature(s), \(report.validCount) valid, \(report.problems.count) problem(s)"
         if repair { summary += ", \(report.repairedCount) repaired by MakeValid" }
         try out.write(summary + "\n")
         if let output {
             try writeRepaired(report, to: output)
-            try out.write("wrote \(report.fences.count) feature(s) to \(output)\n")
+            try out.write("wrote \(report.validCount) feature(s) to \(output)\n")
         }
         try out.flush()
         if !report.problems.isEmpty { throw ExitCode(1) }
     }
 
-    /// The original features that are valid now, with repaired geometries swapped in.
+    /// The original features that are valid now, with every kept fence's geometry written
+    /// from its shape (repaired ones repaired). A FeatureCollection stays one; a GeoJSONSeq
+    /// file gives one feature per line.
     private func writeRepaired(_ report: FenceFileReport, to path: String) throws {
-        guard case .object(var root) = report.document,
-            let features = root["features"]?.arrayValue
-        else { throw CLIError("\(fences): not a FeatureCollection") }
-        let fixed = Dictionary(uniqueKeysWithValues: report.fences.map { ($0.featureIndex, $0) })
-        var kept: [JSONValue] = []
-        for (index, feature) in features.enumerated() {
-            guard let fence = fixed[index], case .object(var object) = feature else { continue }
+        let shapes = report.shapesByFeature
+        let text = try CLIError.reporting { try FileBytes.read(fences) }
+        func fixed(_ feature: JSONValue, _ index: Int) -> JSONValue? {
+            guard let shape = shapes[index], case .object(var object) = feature else { return nil }
             if let g = object.members.firstIndex(where: { $0.key == "geometry" }) {
-                object.members[g].value = GeoJSONFenceEncoder.geometry(fence.shape)
+                object.members[g].value = GeoJSONFenceEncoder.geometry(shape)
             }
-            kept.append(.object(object))
+            return .object(object)
         }
-        if let f = root.members.firstIndex(where: { $0.key == "features" }) { root.members[f].value = .array(kept) }
-        do {
-            let sink = try OutputSink(path: path)
-            var bytes: [UInt8] = []
+        var bytes: [UInt8] = []
+        if report.isSequence {
+            let records = text.withUnsafeBytes { GeoJSONFenceReader.sequenceRecords($0) }
+            for (index, record) in records.enumerated() {
+                guard let feature = try? JSONParser.parse(Array(text[record])), let kept = fixed(feature, index) else { continue }
+                JSONWriter.write(kept, to: &bytes)
+                bytes.append(0x0A)
+            }
+        } else {
+            guard case .object(var root)? = try? JSONParser.parse(text), let features = root["features"]?.arrayValue
+            else { throw CLIError("\(fences): not a FeatureCollection") }
+            let kept = features.enumerated().compactMap { fixed($0.element, $0.offset) }
+            if let f = root.members.firstIndex(where: { $0.key == "features" }) { root.members[f].value = .array(kept) }
             JSONWriter.write(.object(root), to: &bytes)
             bytes.append(0x0A)
+        }
+        do {
+            let sink = try OutputSink(path: path)
             try sink.write(bytes)
             try sink.flush()
         } catch {

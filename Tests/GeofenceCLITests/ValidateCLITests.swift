@@ -50,7 +50,7 @@ struct ValidateCLITests {
         let dir = try CLIRunner.temporaryDirectory()
         var path = dir.appendingPathComponent("missing.geojson").path
         if kind == "notjson" { path = try write("{oops", "bad.geojson", in: dir) }
-        if kind == "notcollection" { path = try write(#"{"type":"Feature"}"#, "one.geojson", in: dir) }
+        if kind == "notcollection" { path = try write(#"{"type":"Topology"}"#, "one.geojson", in: dir) }
         for command in [["validate", "--fences", path], ["contains", "--fences", path, "--fixes", path]] {
             let r = try CLIRunner.run(command)
             #expect(r.status == 2, "\(command)")

@@ -61,7 +61,7 @@ struct FastPathTwinTests {
                     let geos = try evaluator.coversByGEOS(slot: slot, latitude: p.latitude, longitude: p.longitude)
                     let fast = try evaluator.covers(slot: slot, latitude: p.latitude, longitude: p.longitude)
                     #expect(fast == geos, "seed \(seed) fence \(fence.id) at \(p): fast \(fast), GEOS \(geos)")
-                    if set.polygonEdges.test(slot: Int(set.storageIndex.pointer[slot]), x: p.longitude, y: p.latitude) == .undecided { undecided += 1 }
+                    if set.storage.polygonEdges.test(slot: Int(set.storage.storageIndex.pointer[slot]), x: p.longitude, y: p.latitude) == .undecided { undecided += 1 }
                 }
             }
         }
@@ -98,6 +98,7 @@ struct FastPathTwinTests {
                 let set = try FenceSet(fences)
                 guard set.directory.isEnabled else { continue }
                 var fromTree: [Int32] = [], fromGrid: [Int32] = []
+                let (entryBoxes, entrySlots) = set.entries
                 for p in world.queryPoints(count: 300, fences: fences, &rng) {
                     fromTree.removeAll()
                     fromGrid.removeAll()
@@ -106,9 +107,9 @@ struct FastPathTwinTests {
                     // The tree's Float boxes may add candidates from rounding slack; every fence
                     // whose true box holds the point must come from both, and the grid may only
                     // add what the tree has.
-                    let exact = Set((0..<set.entryBoxes.count).filter {
-                        set.entryBoxes[$0].contains(latitude: p.latitude, longitude: p.longitude)
-                    }.map { set.entrySlots[$0] })
+                    let exact = Set((0..<entryBoxes.count).filter {
+                        entryBoxes[$0].contains(latitude: p.latitude, longitude: p.longitude)
+                    }.map { entrySlots[$0] })
                     #expect(fromGrid == Array(Set(fromGrid)).sorted(), "seed \(seed) \(name): grid answer not sorted and unique")
                     #expect(exact.isSubset(of: Set(fromGrid)), "seed \(seed) \(name) size \(size) at \(p): grid \(fromGrid) misses \(exact.subtracting(fromGrid))")
                     #expect(Set(fromGrid).isSubset(of: Set(fromTree)), "seed \(seed) \(name) size \(size) at \(p)")

@@ -1,4 +1,4 @@
-import GeofenceEngine
+@testable import GeofenceEngine
 import Testing
 
 /// A FeatureCollection around the given feature texts.
@@ -6,8 +6,18 @@ func collection(_ features: [String]) -> String {
     #"{"type":"FeatureCollection","features":["# + features.joined(separator: ",") + "]}"
 }
 
+/// The fences (in feature order) and problems the reader finds in a FeatureCollection of `features`.
 func decode(_ features: [String]) throws -> (fences: [Fence], problems: [FenceProblem]) {
-    try GeoJSONFenceDecoder.decode(try JSONParser.parse(collection(features)), path: "test.geojson")
+    try readFences(Array(collection(features).utf8))
+}
+
+/// The fences (in feature order) and problems the reader finds in a text.
+func readFences(_ text: [UInt8], name: String = "test.geojson", repair: Bool = false) throws -> (fences: [Fence], problems: [FenceProblem]) {
+    var report = try text.withUnsafeBytes { try FenceSet.inspect(bytes: $0, name: name, repair: repair) }
+    let problems = report.problems
+    report.problems = []
+    let set = FenceSet(report: &report)
+    return (Array(set.fences).sorted { $0.featureIndex < $1.featureIndex }, problems)
 }
 
 let unitSquare = #"{"type":"Polygon","coordinates":[[[0,0],[0.01,0],[0.01,0.01],[0,0.01],[0,0]]]}"#
@@ -66,10 +76,8 @@ struct GeoJSONDecoderTests {
 
     @Test("a document that is not a FeatureCollection is a file error")
     func notACollection() throws {
-        for text in [#"[1]"#, #"{"type":"Feature"}"#, #"{"type":"FeatureCollection"}"#] {
-            #expect(throws: FenceFileError.self) {
-                try GeoJSONFenceDecoder.decode(try JSONParser.parse(text), path: "f.geojson")
-            }
+        for text in [#"[1]"#, #"{"type":"Topology"}"#, #"{"type":"FeatureCollection"}"#] {
+            #expect(throws: FenceFileError.self) { try readFences(Array(text.utf8)) }
         }
     }
 }

@@ -69,7 +69,7 @@ struct IndexedContainmentTests {
             Fence(id: "am", shape: .circle(center: Coordinate(latitude: 0, longitude: 180), radius: 5_000)),
             Fence(id: "cap", shape: .circle(center: Coordinate(latitude: 89.99, longitude: -40), radius: 3_000)),
         ])
-        #expect(set.entryBoxes.count == 3)
+        #expect(set.entries.boxes.count == 3)
         let evaluator = try ContainmentEvaluator(fenceSet: set)
         #expect(try evaluator.containingIDs(latitude: 0, longitude: 179.99, level: nil) == ["am"])
         #expect(try evaluator.containingIDs(latitude: 0, longitude: -179.99, level: nil) == ["am"])

@@ -11,6 +11,9 @@ struct ReadmeExampleTests {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("readme-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         let fences = try FenceSet([Fence(id: "home", shape: .circle(center: Coordinate(latitude: 40.75, longitude: -73.98), radius: 150))])
+        let compiled = dir.appendingPathComponent("fences.fences").path
+        try fences.write(to: compiled)
+        #expect(try FenceSet.open(path: compiled).id(at: 0) == "home" && FenceSet.load(path: compiled).count == 1)
 
         let evaluator = try ContainmentEvaluator(fenceSet: fences)
         let ids = try evaluator.containingIDs(latitude: 40.75, longitude: -73.98, level: nil)

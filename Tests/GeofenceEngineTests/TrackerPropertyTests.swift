@@ -97,12 +97,12 @@ struct TrackerPropertyTests {
         }
         var due = Int64.max
         for track in tracks {
-            due = min(due, track.transitionDue, track.dwellDue(dwellMilliseconds: tracker.context.dwellMilliseconds[Int(track.slot)]))
+            due = min(due, track.transitionDue, track.dwellDue(dwellMilliseconds: tracker.context.dwellMilliseconds(Int(track.slot))))
         }
         #expect(tracker.nextDue == due, "seed \(seed) step \(step): cached next due time")
         #expect(tracker.places.entered.map(\.slot) == tracker.reportedInside, "seed \(seed) step \(step): Places entered = reported")
         // The current POI by an independent sort of the entered set.
-        let fences = tracker.fenceSet.fences
+        let fences = Array(tracker.fenceSet.fences)
         let expected = tracker.places.entered.sorted {
             let a = fences[Int($0.slot)], b = fences[Int($1.slot)]
             return (a.rank, a.radius, -$0.since.milliseconds, $0.slot) < (b.rank, b.radius, -$1.since.milliseconds, $1.slot)

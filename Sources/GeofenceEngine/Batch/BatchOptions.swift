@@ -48,6 +48,9 @@ public struct BatchSummary: Sendable {
     public var fences = 0
     public var eventsByType = [Int](repeating: 0, count: GeofenceEvent.EventType.allCases.count)
     public var seconds = 0.0
+    /// Seconds the caller spent loading the fences before the run (not in `seconds`); nil
+    /// when not measured. `geofence evaluate` fills it in.
+    public var fenceLoadSeconds: Double? = nil
     /// Where the time went without `--sorted-input`: reading and parsing, grouping by device,
     /// evaluating and writing (0 with it: the phases overlap).
     public var readSeconds = 0.0
@@ -94,6 +97,7 @@ public struct BatchSummary: Sendable {
             .init(key: "threads", value: n(threads)),
             .init(key: "peakResidentBytes", value: n(peakResidentBytes)),
             .init(key: "fixMemoryBytes", value: n(fixMemoryBytes)),
+            .init(key: "fenceLoadSeconds", value: fenceLoadSeconds.flatMap(JSONValue.double) ?? .null),
             .init(key: "seconds", value: JSONValue.double(seconds) ?? .null),
             .init(key: "phaseSeconds", value: .object(JSONObject(members: [
                 .init(key: "read", value: JSONValue.double(readSeconds) ?? .null),

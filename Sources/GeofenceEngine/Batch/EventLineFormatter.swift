@@ -5,13 +5,12 @@
 /// The parts that depend only on the fence (id, radius, level, properties) are rendered once
 /// per fence, so writing an event costs little more than its two coordinates.
 struct EventLineFormatter: Sendable {
-    /// Every fragment, back to back: the heads by event type, then by slot the id part and
-    /// the tail. One buffer read through a pointer: a fragment costs no reference counting.
-    private let text: FrozenBuffer<UInt8>
-    /// Fragment `k` is `text[starts[k] ..< starts[k + 1]]`: heads first (one per event type),
-    /// then for slot s the id part at `heads + 2s` and the tail at `heads + 2s + 1`.
-    private let starts: FrozenBuffer<Int>
-    private static let headCount = GeofenceEvent.EventType.allCases.count
+    /// The heads by event type, back to back: `{"eventType":"…","timestamp":`.
+    private let heads: FrozenBuffer<UInt8>
+    private let headStarts: FrozenBuffer<Int>
+    /// The fence set's fragments (see ``fenceFragments(ids:circles:levels:properties:)``),
+    /// read through pointers: a fragment costs no reference counting.
+    private let fences: ByteTable
 
     init(fenceSet: FenceSet) {
         var text: [UInt8] = []
@@ -21,23 +20,42 @@ struct EventLineFormatter: Sendable {
             text.append(contentsOf: #"{"eventType":"\#(type.name)","timestamp":"#.utf8)
             starts.append(text.count)
         }
-        for fence in fenceSet.fences {
-            // `"geofenceId":"…",`
-            text.append(contentsOf: #""geofenceId":"#.utf8)
-            JSONWriter.writeString(fence.id, to: &text)
-            text.append(UInt8(ascii: ","))
-            starts.append(text.count)
-            // `,"radius":…[,"level":…],"geofenceProperties":{…}}` and the line break
-            text.append(contentsOf: #","radius":"#.utf8)
-            JSONNumber.write(fence.radius, to: &text)
-            if let level = fence.level { text.append(contentsOf: #","level":\#(level)"#.utf8) }
-            text.append(contentsOf: #","geofenceProperties":"#.utf8)
-            JSONWriter.write(.object(fence.properties), to: &text)
-            text.append(contentsOf: "}\n".utf8)
-            starts.append(text.count)
+        heads = FrozenBuffer(text)
+        headStarts = FrozenBuffer(starts)
+        fences = fenceSet.storage.eventFragments
+    }
+
+    /// The parts of an event line that depend only on the fence, rendered once per fence when
+    /// a set is built (and stored in compiled fence files, so opening one renders nothing):
+    /// for slot s, string 2s is `"geofenceId":"…",` and string 2s + 1 is
+    /// `,"radius":…[,"level":…],"geofenceProperties":{…}}` and the line break.
+    ///
+    /// - Parameters: by slot, the ids, the circles (radius in lane z), the levels
+    ///   (`FenceSet.noLevel` for none) and the pass-through properties as compact JSON.
+    /// - Complexity: O(n + b) for n fences and b bytes of ids and properties.
+    static func fenceFragments(
+        ids: ByteTable, circles: FrozenBuffer<SIMD4<Double>>, levels: FrozenBuffer<Int>, properties: ByteTable
+    ) -> ByteTable {
+        var out = ByteTableBuilder()
+        for slot in 0..<ids.count {
+            out.appendWriting { text in
+                text.append(contentsOf: #""geofenceId":"#.utf8)
+                JSONWriter.writeString(bytes: ids[slot], to: &text)
+                text.append(UInt8(ascii: ","))
+            }
+            out.appendWriting { text in
+                text.append(contentsOf: #","radius":"#.utf8)
+                JSONNumber.write(circles[slot].z, to: &text)
+                if levels[slot] != FenceSet.noLevel {
+                    text.append(contentsOf: #","level":"#.utf8)
+                    JSONNumber.write(Int64(levels[slot]), to: &text)
+                }
+                text.append(contentsOf: #","geofenceProperties":"#.utf8)
+                text.append(contentsOf: properties[slot])
+                text.append(contentsOf: "}\n".utf8)
+            }
         }
-        self.text = FrozenBuffer(text)
-        self.starts = FrozenBuffer(starts)
+        return out.frozen()
     }
 
     /// `"deviceId":"…",` for a device id; render once per device.
@@ -49,9 +67,10 @@ struct EventLineFormatter: Sendable {
     }
 
     @inline(__always)
-    private func append(fragment k: Int, to out: inout [UInt8]) {
-        let from = starts.pointer[k], to = starts.pointer[k &+ 1]
-        out.append(contentsOf: UnsafeBufferPointer(start: text.pointer + from, count: to &- from))
+    private func append(fence k: Int, to out: inout [UInt8]) {
+        let offsets = fences.offsets.pointer
+        let from = Int(truncatingIfNeeded: offsets[k]), to = Int(truncatingIfNeeded: offsets[k &+ 1])
+        out.append(contentsOf: UnsafeBufferPointer(start: fences.bytes.pointer + from, count: to &- from))
     }
 
     /// Appends one event line.
@@ -62,15 +81,16 @@ struct EventLineFormatter: Sendable {
         type: GeofenceEvent.EventType, timestamp: Int64, device: UnsafeBufferPointer<UInt8>, slot: Int,
         latitude: Double, longitude: Double, to out: inout [UInt8]
     ) {
-        append(fragment: Int(type.rawValue), to: &out)
+        let head = Int(type.rawValue), from = headStarts.pointer[head], to = headStarts.pointer[head &+ 1]
+        out.append(contentsOf: UnsafeBufferPointer(start: heads.pointer + from, count: to &- from))
         JSONNumber.write(timestamp, to: &out)
         out.append(UInt8(ascii: ","))
         out.append(contentsOf: device)
-        append(fragment: Self.headCount &+ 2 &* slot, to: &out)
+        append(fence: 2 &* slot, to: &out)
         out.append(contentsOf: #""lat":"#.utf8)
         JSONNumber.write(latitude, to: &out)
         out.append(contentsOf: #","lng":"#.utf8)
         JSONNumber.write(longitude, to: &out)
-        append(fragment: Self.headCount &+ 2 &* slot &+ 1, to: &out)
+        append(fence: 2 &* slot &+ 1, to: &out)
     }
 }

@@ -22,30 +22,37 @@ extension ContainmentEvaluator {
     /// - Complexity: O(1) for a circle, O(v) for a polygon of v vertices.
     public func distance(slot: Int, latitude: Double, longitude: Double) throws(GEOSError) -> Double {
         let point = Coordinate(latitude: latitude, longitude: longitude)
-        switch fenceSet.fences[slot].shape {
-        case .circle(let center, let radius):
+        if fenceSet.isCircle(at: slot) {
             // One haversine term serves both the containment rule (term <= threshold) and the
             // distance, so "inside" and "distance 0" always agree.
-            let a = Sphere.haversineTerm(point, center)
-            if a <= fenceSet.circleThreshold[slot] { return 0 }
-            return Swift.max(0, Sphere.distance(haversineTerm: a) - radius)
-        case .polygon(let shape):
-            if try polygonCovers(slot: slot, latitude: latitude, longitude: longitude) { return 0 }
-            return Self.edgeDistance(from: point, to: shape)
+            let circle = fenceSet.enclosingCircle(at: slot)
+            let a = Sphere.haversineTerm(point, circle.center)
+            if a <= hot.circles[Int(hot.storage[slot])].w { return 0 }
+            return Swift.max(0, Sphere.distance(haversineTerm: a) - circle.radius)
         }
+        if try polygonCovers(slot: slot, latitude: latitude, longitude: longitude) { return 0 }
+        return Self.edgeDistance(from: point, rings: fenceSet.rings(at: slot))
+    }
+
+    /// Metres from a point to the nearest edge of any of the rings (flat `[lon, lat, …]`).
+    static func edgeDistance(from point: Coordinate, rings: [UnsafeBufferPointer<Double>]) -> Double {
+        let projection = LocalProjection(center: point)
+        var best = Double.infinity
+        for ring in rings {
+            best = Swift.min(best, EdgeDistance.distance(from: point, projection: projection, ring: ring))
+        }
+        return best
     }
 
     /// Metres from a point to the nearest edge of any ring of the shape.
     static func edgeDistance(from point: Coordinate, to shape: MultiPolygon) -> Double {
         let projection = LocalProjection(center: point)
         var best = Double.infinity
-        for polygon in shape.polygons {
-            for ring in polygon.rings {
-                let d = ring.positions.withUnsafeBufferPointer {
-                    EdgeDistance.distance(from: point, projection: projection, ring: $0)
-                }
-                best = Swift.min(best, d)
+        for ring in shape.allRings {
+            let d = ring.positions.withUnsafeBufferPointer {
+                EdgeDistance.distance(from: point, projection: projection, ring: $0)
             }
+            best = Swift.min(best, d)
         }
         return best
     }
@@ -62,7 +69,7 @@ extension ContainmentEvaluator {
         maximumBuffer: Double, buffer: (Int) -> Double
     ) throws(GEOSError) -> [FenceDistance] {
         let point = Coordinate(latitude: latitude, longitude: longitude)
-        let boxes = fenceSet.entryBoxes, slots = fenceSet.entrySlots
+        let (boxes, slots) = fenceSet.entries
         var result: [FenceDistance] = []
         var seen = Set<Int32>()
         for e in 0..<boxes.count {

@@ -35,8 +35,10 @@ extension FenceSet {
     /// - Complexity: O(1) (plus the library name comparison).
     func accepts(slot: Int, filter: NearestFilter) -> Bool {
         guard levelMatches(slot: slot, level: filter.level, options: filter.options) else { return false }
-        if let kind = filter.kind, (kind == .circle) != (kinds[slot] == Self.circleKind) { return false }
-        if let library = filter.library, fences[slot].library != library { return false }
+        if let kind = filter.kind, (kind == .circle) != isCircle(at: slot) { return false }
+        if let library = filter.library {
+            guard let name = libraryBytes(at: slot), name.elementsEqual(library.utf8) else { return false }
+        }
         return true
     }
 }
@@ -97,6 +99,6 @@ extension ContainmentEvaluator {
         latitude: Double, longitude: Double, count: Int, filter: NearestFilter = NearestFilter()
     ) throws(GEOSError) -> [(geofenceId: String, distance: Double)] {
         try nearest(latitude: latitude, longitude: longitude, count: count, filter: filter)
-            .map { (fenceSet.fences[Int($0.slot)].id, $0.distance) }
+            .map { (fenceSet.id(at: Int($0.slot)), $0.distance) }
     }
 }

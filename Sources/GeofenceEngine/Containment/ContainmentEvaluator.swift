@@ -46,13 +46,13 @@ public final class ContainmentEvaluator {
     ///   interval index), plus the locator's one-time build O(v log v) on first use.
     @inline(__always)
     public func covers(slot: Int, latitude: Double, longitude: Double) throws(GEOSError) -> Bool {
-        if fenceSet.kinds[slot] == FenceSet.circleKind {
+        if fenceSet.isCircle(at: slot) {
+            let circle = hot.circles[Int(hot.storage[slot])]
             let latR = latitude * Sphere.degreesToRadians
             let a = Sphere.haversineTerm(
                 latitude1: latR, longitude1: longitude * Sphere.degreesToRadians, cosLatitude1: Double.cos(latR),
-                latitude2: fenceSet.circleLatitude[slot], longitude2: fenceSet.circleLongitude[slot],
-                cosLatitude2: fenceSet.circleCosLatitude[slot])
-            return a <= fenceSet.circleThreshold[slot]
+                latitude2: circle.x, longitude2: circle.y, cosLatitude2: circle.z)
+            return a <= circle.w
         }
         return try polygonCovers(slot: slot, latitude: latitude, longitude: longitude)
     }
@@ -72,14 +72,14 @@ public final class ContainmentEvaluator {
     /// GEOS's answer alone for a polygon (the point-in-area locator), or the circle test:
     /// the obvious twin the certified polygon test is checked against.
     public func coversByGEOS(slot: Int, latitude: Double, longitude: Double) throws(GEOSError) -> Bool {
-        if fenceSet.kinds[slot] == FenceSet.circleKind { return try covers(slot: slot, latitude: latitude, longitude: longitude) }
+        if fenceSet.isCircle(at: slot) { return try covers(slot: slot, latitude: latitude, longitude: longitude) }
         return try locator(slot).covers(latitude: latitude, longitude: longitude)
     }
 
     /// The GEOS locator of the polygon in `slot`, built on first use.
     private func locator(_ slot: Int) throws(GEOSError) -> PolygonLocator {
         if let made = locators[slot] { return made }
-        guard case .polygon(let shape) = fenceSet.fences[slot].shape else {
+        guard case .polygon(let shape) = fenceSet.shape(at: slot) else {
             preconditionFailure("slot \(slot) is not a polygon")
         }
         let made = try PolygonLocator(context: context, shape: shape)
@@ -96,7 +96,7 @@ public final class ContainmentEvaluator {
         latitude: Double, longitude: Double, level: Int?, options: ContainmentOptions = ContainmentOptions()
     ) throws(GEOSError) -> [Int] {
         var result: [Int] = []
-        let boxes = fenceSet.entryBoxes, slots = fenceSet.entrySlots
+        let (boxes, slots) = fenceSet.entries
         for e in 0..<boxes.count where boxes[e].contains(latitude: latitude, longitude: longitude) {
             let slot = Int(slots[e])
             guard fenceSet.levelMatches(slot: slot, level: level, options: options) else { continue }
@@ -126,7 +126,7 @@ public final class ContainmentEvaluator {
         latitude: Double, longitude: Double, level: Int?, options: ContainmentOptions = ContainmentOptions()
     ) throws(GEOSError) -> [String] {
         try containing(latitude: latitude, longitude: longitude, level: level, options: options)
-            .map { fenceSet.fences[$0].id }
+            .map { fenceSet.id(at: $0) }
     }
 }
 
@@ -157,11 +157,11 @@ struct HotPath {
     init(_ set: FenceSet) {
         directoryEnabled = set.directory.isEnabled
         directory = set.directory.view
-        polygons = set.polygonEdges.view
-        storage = set.storageIndex.pointer
-        circles = set.circleRecordBuffer.pointer
-        levels = set.levelBuffer.pointer
-        anyLevelFence = set.fences.contains { $0.level != nil }
+        polygons = set.storage.polygonEdges.view
+        storage = set.storage.storageIndex.pointer
+        circles = set.storage.circleRecords.pointer
+        levels = set.storage.levelBuffer.pointer
+        anyLevelFence = set.storage.anyLevelFence
     }
 
     /// The level rule (semantics §2) for the fence at storage position `position`.

@@ -94,7 +94,7 @@ extension ContainmentEvaluator {
     /// - Complexity: O(1) for a circle; for a polygon, O(log v) covers plus the runs of edges
     ///   not skipped.
     func indexedDistance(slot: Int, latitude: Double, longitude: Double, outsideBoxes: Bool) throws(GEOSError) -> Double {
-        guard fenceSet.kinds[slot] == FenceSet.polygonKind else {
+        guard !fenceSet.isCircle(at: slot) else {
             return try distance(slot: slot, latitude: latitude, longitude: longitude)
         }
         if !outsideBoxes, try covers(slot: slot, latitude: latitude, longitude: longitude) { return 0 }
@@ -102,7 +102,7 @@ extension ContainmentEvaluator {
         if let made = edgeChunks[slot] {
             chunks = made
         } else {
-            guard case .polygon(let shape) = fenceSet.fences[slot].shape else { preconditionFailure("slot \(slot) is not a polygon") }
+            guard case .polygon(let shape) = fenceSet.shape(at: slot) else { preconditionFailure("slot \(slot) is not a polygon") }
             chunks = PolygonEdgeChunks(shape)
             edgeChunks[slot] = chunks
         }

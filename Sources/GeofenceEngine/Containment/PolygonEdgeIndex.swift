@@ -2,7 +2,8 @@ import GeofenceGeometry
 
 // Memory layout (all polygons of a fence set, flat)
 // ------------------------------------------------
-// * `vertices`: every ring of every polygon fence, `[lon, lat, lon, lat, …]`, rings closed.
+// * `vertices`: every ring of every polygon fence, `[lon, lat, lon, lat, …]`, rings closed:
+//   the fence set's own vertex buffer (``FenceShapes``), shared, not copied.
 // * Each ring's edges are cut into runs of at most `runLength` edges ("chunks"). Chunk c covers
 //   the edges from vertex `chunkRanges[c].x` on, `chunkRanges[c].y` of them, and
 //   `chunkBounds[c]` = (minLat, maxLat, maxLon, 0) of its vertices.
@@ -10,7 +11,7 @@ import GeofenceGeometry
 //   order (see `FenceSet.storageIndex`); count -1 for a
 //   circle or a polygon left to GEOS (more than `maximumEdges` edges, where GEOS's
 //   interval index beats a linear pass).
-// Memory: 16 bytes per vertex plus 40 bytes per 16 edges.
+// Memory: 40 bytes per 16 edges (plus the shared 16 bytes per vertex).
 
 /// What the certified point-in-polygon test could decide.
 enum PolygonTestResult {
@@ -30,7 +31,7 @@ enum PolygonTestResult {
 /// for that determinant (`ccwerrboundA`), so every answer it gives is the exact one. Points
 /// on a vertex or on a horizontal edge are recognised exactly as boundary (covered); anything
 /// within the error bound of an edge is `undecided` and goes to GEOS's locator.
-final class PolygonEdgeIndex: Sendable {
+struct PolygonEdgeIndex: Sendable {
     static let runLength = 16
     static let maximumEdges = 2048
     /// Shewchuk's bound for orient2d's first, floating-point stage: (3 + 16ε)ε, ε = 2⁻⁵³.
@@ -41,46 +42,73 @@ final class PolygonEdgeIndex: Sendable {
     let chunkRanges: FrozenBuffer<SIMD2<Int32>>
     let slotChunks: FrozenBuffer<SIMD2<Int32>>
 
+    /// Builds the runs over the set's shapes (storage order), sharing their vertex buffer: the
+    /// runs are counted, laid out, then filled on `threads` threads.
+    ///
     /// - Complexity: O(v) for v vertices over all polygons.
-    init(_ fences: [Fence]) {
-        var vertices: [Double] = [], bounds: [SIMD4<Double>] = [], ranges: [SIMD2<Int32>] = []
-        var slotChunks: [SIMD2<Int32>] = []
-        slotChunks.reserveCapacity(fences.count)
-        for fence in fences {
-            guard case .polygon(let shape) = fence.shape else {
-                slotChunks.append(SIMD2(0, -1))
-                continue
+    init(shapes: FenceShapes, count: Int, threads: Int = 1) {
+        // Runs per fence (none for a circle, or for a polygon left to GEOS).
+        var firstRun = [Int32](repeating: 0, count: count + 1)
+        for p in 0..<count {
+            var runs = 0, edges = 0
+            for ring in shapes.rings(position: p) {
+                let size = Int(shapes.vertexStarts[ring + 1] - shapes.vertexStarts[ring])
+                edges += Swift.max(0, size - 1)
+                if size >= 2 { runs += (size - 1 + Self.runLength - 1) / Self.runLength }
             }
-            let edges = shape.allRings.reduce(0) { $0 + Swift.max(0, $1.count - 1) }
-            guard edges <= Self.maximumEdges else {
-                slotChunks.append(SIMD2(0, -1))
-                continue
-            }
-            let firstChunk = Int32(ranges.count)
-            for ring in shape.allRings where ring.count >= 2 {
-                let base = vertices.count / 2
-                vertices.append(contentsOf: ring.positions)
-                var first = 0
-                while first < ring.count - 1 {
-                    let count = Swift.min(Self.runLength, ring.count - 1 - first)
-                    var minLat = Double.infinity, maxLat = -Double.infinity, maxLon = -Double.infinity
-                    for i in first...(first + count) {
-                        let lon = ring.positions[2 * i], lat = ring.positions[2 * i + 1]
-                        minLat = Swift.min(minLat, lat)
-                        maxLat = Swift.max(maxLat, lat)
-                        maxLon = Swift.max(maxLon, lon)
-                    }
-                    bounds.append(SIMD4(minLat, maxLat, maxLon, 0))
-                    ranges.append(SIMD2(Int32(base + first), Int32(count)))
-                    first += count
-                }
-            }
-            slotChunks.append(SIMD2(firstChunk, Int32(ranges.count) - firstChunk))
+            if edges > Self.maximumEdges { runs = 0 }
+            firstRun[p + 1] = firstRun[p] + Int32(runs)
         }
-        self.vertices = FrozenBuffer(vertices)
-        chunkBounds = FrozenBuffer(bounds)
-        chunkRanges = FrozenBuffer(ranges)
-        self.slotChunks = FrozenBuffer(slotChunks)
+        let total = Int(firstRun[count])
+        let bounds = SharedPointer<SIMD4<Double>>.allocate(total), ranges = SharedPointer<SIMD2<Int32>>.allocate(total)
+        let slotChunks = SharedPointer<SIMD2<Int32>>.allocate(count)
+        let starts = firstRun
+        ParallelRanges.forEach(count: count, threads: threads) { positions in
+            let v = shapes.vertices.pointer
+            for p in positions {
+                let rings = shapes.rings(position: p)
+                guard starts[p + 1] > starts[p] else {
+                    slotChunks[p] = SIMD2(0, -1)
+                    continue
+                }
+                var run = Int(starts[p])
+                for ring in rings {
+                    let base = Int(shapes.vertexStarts[ring]), size = Int(shapes.vertexStarts[ring + 1]) - base
+                    guard size >= 2 else { continue }
+                    var first = 0
+                    while first < size - 1 {
+                        let edges = Swift.min(Self.runLength, size - 1 - first)
+                        var minLat = Double.infinity, maxLat = -Double.infinity, maxLon = -Double.infinity
+                        for i in (base + first)...(base + first + edges) {
+                            let lon = v[2 * i], lat = v[2 * i + 1]
+                            minLat = Swift.min(minLat, lat)
+                            maxLat = Swift.max(maxLat, lat)
+                            maxLon = Swift.max(maxLon, lon)
+                        }
+                        bounds[run] = SIMD4(minLat, maxLat, maxLon, 0)
+                        ranges[run] = SIMD2(Int32(base + first), Int32(edges))
+                        run += 1
+                        first += edges
+                    }
+                }
+                slotChunks[p] = SIMD2(starts[p], starts[p + 1] - starts[p])
+            }
+        }
+        vertices = shapes.vertices
+        chunkBounds = FrozenBuffer(adopting: bounds.base, count: total)
+        chunkRanges = FrozenBuffer(adopting: ranges.base, count: total)
+        self.slotChunks = FrozenBuffer(adopting: slotChunks.base, count: count)
+    }
+
+    /// An index read from a compiled file.
+    init(
+        vertices: FrozenBuffer<Double>, chunkBounds: FrozenBuffer<SIMD4<Double>>, chunkRanges: FrozenBuffer<SIMD2<Int32>>,
+        slotChunks: FrozenBuffer<SIMD2<Int32>>
+    ) {
+        self.vertices = vertices
+        self.chunkBounds = chunkBounds
+        self.chunkRanges = chunkRanges
+        self.slotChunks = slotChunks
     }
 
     /// The index as plain pointers, for hot loops (valid while `self` lives).
@@ -115,32 +143,48 @@ final class PolygonEdgeIndex: Sendable {
                 // it and the point is on none of its edges.
                 if y < b.x || y > b.y || x > b.z { continue }
                 let r = chunkRanges[c]
-                var i = 2 &* Int(r.x)
-                let end = i &+ 2 &* Int(r.y)
-                while i < end {
-                    let x1 = v[i], y1 = v[i &+ 1], x2 = v[i &+ 2], y2 = v[i &+ 3]
-                    i &+= 2
-                    if (y1 > y) != (y2 > y) {
-                        let a = (y - y1) * (x2 - x1)
-                        let b = (x - x1) * (y2 - y1)
-                        let d = a - b
-                        let bound = PolygonEdgeIndex.orientationErrorBound * (abs(a) + abs(b))
-                        if d > bound {
-                            if y2 > y1 { odd.toggle() }
-                        } else if d < -bound {
-                            if y2 < y1 { odd.toggle() }
-                        } else {
-                            return .undecided
-                        }
-                    } else if y1 == y {
-                        // On a vertex, or on a horizontal edge: boundary, so covered.
-                        if x1 == x { return .inside }
-                        if y2 == y && (x1 <= x) != (x2 < x) { return .inside }
-                    }
+                if let settled = PolygonEdgeIndex.crossings(v, from: Int(r.x), edges: Int(r.y), x: x, y: y, odd: &odd) {
+                    return settled
                 }
             }
             return odd ? .inside : .outside
         }
+    }
+
+    /// Counts the crossings of the ray from (x, y) towards +longitude with `edges` edges of a
+    /// flat `[lon, lat, …]` vertex list starting at vertex `from` (toggling `odd` for each),
+    /// each decided by the sign of an orientation determinant beyond Shewchuk's error bound.
+    /// Returns `.inside` when the point is exactly on a vertex or a horizontal edge (the
+    /// boundary is covered), `.undecided` when a determinant is within its bound (on or within
+    /// rounding of an edge), nil when every edge was decided.
+    @inline(__always)
+    static func crossings(
+        _ v: UnsafePointer<Double>, from: Int, edges: Int, x: Double, y: Double, odd: inout Bool
+    ) -> PolygonTestResult? {
+        var i = 2 &* from
+        let end = i &+ 2 &* edges
+        while i < end {
+            let x1 = v[i], y1 = v[i &+ 1], x2 = v[i &+ 2], y2 = v[i &+ 3]
+            i &+= 2
+            if (y1 > y) != (y2 > y) {
+                let a = (y - y1) * (x2 - x1)
+                let b = (x - x1) * (y2 - y1)
+                let d = a - b
+                let bound = orientationErrorBound * (abs(a) + abs(b))
+                if d > bound {
+                    if y2 > y1 { odd.toggle() }
+                } else if d < -bound {
+                    if y2 < y1 { odd.toggle() }
+                } else {
+                    return .undecided
+                }
+            } else if y1 == y {
+                // On a vertex, or on a horizontal edge: boundary, so covered.
+                if x1 == x { return .inside }
+                if y2 == y && (x1 <= x) != (x2 < x) { return .inside }
+            }
+        }
+        return nil
     }
 
     /// Bytes held.

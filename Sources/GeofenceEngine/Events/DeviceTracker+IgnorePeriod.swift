@@ -18,7 +18,7 @@ extension DeviceTracker {
     /// - Complexity: O(k + m); a sort of the few tracks when one was added.
     mutating func applyRawStates(fix: Fix, nearby: [FenceDistance], at t: Int64) {
         let allowance = context.accuracyAllowance(fix.accuracy)
-        let fenceCount = context.levels.count
+        let fenceCount = context.fenceCount
         let n = tracks.count
         var i = 0, j = 0
         var added = false
@@ -34,10 +34,10 @@ extension DeviceTracker {
             precondition(slot >= 0 && slot < fenceCount, "observation names slot \(slot), the fence set has \(fenceCount)")
             let matches = context.levelMatches(slot: slot, level: fix.level)
             if i < n && tracks[i].slot == entry.slot {
-                let reach = tracks[i].reported ? context.exitReach[slot] : context.enterReach[slot]
+                let reach = tracks[i].reported ? context.exitReach(slot) : context.enterReach(slot)
                 flip(i, toInside: matches && entry.distance <= reach + allowance, at: t)
                 i += 1
-            } else if matches && entry.distance <= context.enterReach[slot] + allowance {
+            } else if matches && entry.distance <= context.enterReach(slot) + allowance {
                 tracks.append(FenceTrack(enteringSlot: entry.slot, at: t))
                 added = true
             }
@@ -72,7 +72,7 @@ extension DeviceTracker {
             for k in tracks.indices {
                 let transition = tracks[k].transitionDue
                 if transition < bestDue { best = k; bestDue = transition; bestIsDwell = false }
-                let dwell = tracks[k].dwellDue(dwellMilliseconds: context.dwellMilliseconds[Int(tracks[k].slot)])
+                let dwell = tracks[k].dwellDue(dwellMilliseconds: context.dwellMilliseconds(Int(tracks[k].slot)))
                 if dwell < bestDue { best = k; bestDue = dwell; bestIsDwell = true }
             }
             guard best >= 0 else { break }
@@ -95,7 +95,7 @@ extension DeviceTracker {
         if tracks[i].reported {
             tracks[i].visitStart = time
             tracks[i].visitFirstFix = fixCount
-            tracks[i].dwellDone = context.dwellMilliseconds[Int(slot)] == 0
+            tracks[i].dwellDone = context.dwellMilliseconds(Int(slot)) == 0
             tracks[i].venueDone = false
             tracks[i].lastPresence = time
             events.append(event(.entrance, slot: slot, at: time, latitude: position.latitude, longitude: position.longitude))
@@ -110,7 +110,7 @@ extension DeviceTracker {
         var due = FenceTrack.notDue
         for track in tracks {
             due = Swift.min(due, track.transitionDue)
-            due = Swift.min(due, track.dwellDue(dwellMilliseconds: context.dwellMilliseconds[Int(track.slot)]))
+            due = Swift.min(due, track.dwellDue(dwellMilliseconds: context.dwellMilliseconds(Int(track.slot))))
         }
         nextDue = due
     }

@@ -45,7 +45,7 @@ public struct GeofenceEvent: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// The fence in `fenceSet` (the tracker's set).
-    public func fence(in fenceSet: FenceSet) -> Fence { fenceSet.fences[Int(slot)] }
+    public func fence(in fenceSet: FenceSet) -> Fence { fenceSet.fence(at: Int(slot)) }
 
     /// The order of events within one tracker call: timestamp, then fence id (slot order is
     /// id order), then type (entrance, dwell, venueConfirmed, exit, presence).

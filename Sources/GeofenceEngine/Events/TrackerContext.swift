@@ -2,7 +2,8 @@ import GeofenceGEOS
 import RealModule
 
 /// What every tracker of one fence set and one configuration shares: the fences, the
-/// configuration, and per-fence numbers worked out once (thresholds, dwell times).
+/// configuration, and the per-fence numbers the tracker reads (radii, levels, dwell times),
+/// read in place from the set's flat arrays rather than copied per fence.
 ///
 /// Immutable and `Sendable`: build one and give it to every ``DeviceTracker`` (a tracker
 /// holds one reference, so 10,000 trackers cost no copies of fence data).
@@ -10,19 +11,28 @@ public final class TrackerContext: Sendable {
     public let fenceSet: FenceSet
     public let configuration: TrackerConfiguration
 
-    /// By slot: metres beyond the fence's edge that still count as inside while reported
-    /// outside (`enterTolerance × radius`) and while reported inside (`exitTolerance × radius`).
-    let enterReach: [Double]
-    let exitReach: [Double]
-    /// By slot: dwell time in ms, 0 = disabled (fence `dwellSeconds`, else the default).
-    let dwellMilliseconds: [Int64]
+    /// `enterTolerance` and `exitTolerance`: a fence's reach while reported outside and
+    /// inside is the tolerance times its radius, read from the set's flat arrays.
+    let enterTolerance: Double
+    let exitTolerance: Double
+    /// The dwell time in ms of fences without their own, 0 = disabled.
+    let defaultDwellMilliseconds: Int64
     /// `max(enterTolerance, exitTolerance) × the largest radius`.
     let maximumReach: Double
-    /// By slot: the fence's id and level (`FenceSet.noLevel` for none). Copies of the set's
-    /// own arrays, so the per-fix path reads one array instead of copying the `FenceSet`
-    /// struct (a dozen reference counts) out of the context.
+    /// By slot, through pointers into the set's buffers (alive as long as `fenceSet`): the
+    /// radius (lane z of the enclosing circle), the level (`FenceSet.noLevel` for none) and
+    /// the fence's own dwell time in ms (`FenceSet.defaultDwell` for none). Reading them per
+    /// fix costs no reference counting and no copy of per-fence arrays at startup.
+    let circles: FrozenPointer<SIMD4<Double>>
+    let levels: FrozenPointer<Int>
+    let fenceDwell: FrozenPointer<Int64>
+    let fenceCount: Int
+    /// The fences' ids as strings, made once when the set has at most
+    /// ``eagerIDLimit`` fences (events then share them: an id of more than 15 bytes is a heap
+    /// allocation per event otherwise, measured 6 % of the Austin run); empty for larger sets,
+    /// whose events make their id from the set's blob, so opening a million fences stays cheap.
     let fenceIDs: [String]
-    let levels: [Int]
+    static let eagerIDLimit = 1 << 16
     let levelFences: Bool
     let globalFences: Bool
 
@@ -35,34 +45,21 @@ public final class TrackerContext: Sendable {
     let stopPruneChord: Double
 
     /// - Throws: ``TrackerConfigurationError`` when a value is out of range.
-    /// - Complexity: O(n) for n fences.
+    /// - Complexity: O(n) for n ≤ ``eagerIDLimit`` fences (their id strings), else O(1).
     public init(fenceSet: FenceSet, configuration: TrackerConfiguration = TrackerConfiguration()) throws(TrackerConfigurationError) {
         try configuration.validate()
         self.fenceSet = fenceSet
         self.configuration = configuration
-        var enter: [Double] = [], exit: [Double] = [], dwell: [Int64] = []
-        enter.reserveCapacity(fenceSet.count)
-        exit.reserveCapacity(fenceSet.count)
-        dwell.reserveCapacity(fenceSet.count)
-        var largest = 0.0
-        for fence in fenceSet.fences {
-            let radius = fence.radius
-            largest = Swift.max(largest, radius)
-            enter.append(configuration.enterTolerance * radius)
-            exit.append(configuration.exitTolerance * radius)
-            // A fence's own dwellSeconds wins; 0, a negative or a non-number disables dwell.
-            let seconds = fence.dwellSeconds ?? configuration.dwell
-            let usable = seconds.isFinite && seconds > 0
-            // At least 1 ms: a positive dwell must not round to "disabled".
-            let milliseconds = TrackerConfiguration.milliseconds(Swift.min(seconds, TrackerConfiguration.longestDuration))
-            dwell.append(usable ? Swift.max(1, milliseconds) : 0)
-        }
-        enterReach = enter
-        exitReach = exit
-        dwellMilliseconds = dwell
-        maximumReach = Swift.max(configuration.enterTolerance, configuration.exitTolerance) * largest
-        fenceIDs = fenceSet.fences.map(\.id)
-        levels = fenceSet.levels
+        enterTolerance = configuration.enterTolerance
+        exitTolerance = configuration.exitTolerance
+        // 0, a negative or a non-number disables dwell; a positive time is at least 1 ms.
+        defaultDwellMilliseconds = FenceSetBuilder.trackerDwell(configuration.dwell)
+        maximumReach = Swift.max(configuration.enterTolerance, configuration.exitTolerance) * fenceSet.storage.largestRadius
+        circles = FrozenPointer(fenceSet.storage.enclosingCircles)
+        levels = FrozenPointer(fenceSet.storage.levels)
+        fenceDwell = FrozenPointer(fenceSet.storage.dwellMilliseconds)
+        fenceCount = fenceSet.count
+        fenceIDs = fenceSet.count <= Self.eagerIDLimit ? (0..<fenceSet.count).map { fenceSet.id(at: $0) } : []
         levelFences = configuration.levelFences
         globalFences = configuration.globalFences
         ignoreMilliseconds = TrackerConfiguration.milliseconds(configuration.ignorePeriod)
@@ -83,6 +80,26 @@ public final class TrackerContext: Sendable {
         return level == fenceLevel
     }
 
+    /// Metres beyond the edge of the fence in `slot` that still count as inside while
+    /// reported outside (`enterTolerance × radius`).
+    @inline(__always)
+    func enterReach(_ slot: Int) -> Double { enterTolerance * circles[slot].z }
+
+    /// The same while reported inside (`exitTolerance × radius`).
+    @inline(__always)
+    func exitReach(_ slot: Int) -> Double { exitTolerance * circles[slot].z }
+
+    /// The id of the fence in `slot`, for an event.
+    @inline(__always)
+    func fenceID(_ slot: Int) -> String { fenceIDs.isEmpty ? fenceSet.id(at: slot) : fenceIDs[slot] }
+
+    /// The dwell time in ms of the fence in `slot` (its own, else the default), 0 = disabled.
+    @inline(__always)
+    func dwellMilliseconds(_ slot: Int) -> Int64 {
+        let own = fenceDwell[slot]
+        return own == FenceSet.defaultDwell ? defaultDwellMilliseconds : own
+    }
+
     /// The extra metres a fix's accuracy adds to every threshold: the accuracy when
     /// `accuracyBuffer` is on, else 0.
     @inline(__always)
@@ -97,7 +114,7 @@ public final class TrackerContext: Sendable {
     /// observation is exactly the containing fences.
     @inline(__always)
     public func buffer(slot: Int, accuracy: Double?) -> Double {
-        Swift.max(enterReach[slot], exitReach[slot]) + accuracyAllowance(accuracy)
+        Swift.max(enterReach(slot), exitReach(slot)) + accuracyAllowance(accuracy)
     }
 
     /// The largest ``buffer(slot:accuracy:)`` over the set, for the index's box pre-check.
@@ -147,7 +164,7 @@ public final class TrackerContext: Sendable {
             try evaluator.fencesWithin(
                 latitude: fix.latitude, longitude: fix.longitude, level: fix.level,
                 options: configuration.containmentOptions, maximumBuffer: maximumReach + allowance,
-                buffer: { slot in Swift.max(self.enterReach[slot], self.exitReach[slot]) + allowance }, into: &nearby)
+                buffer: { slot in Swift.max(self.enterReach(slot), self.exitReach(slot)) + allowance }, into: &nearby)
         }
         return FixObservation(fix: fix, nearby: nearby)
     }

@@ -1,65 +1,103 @@
 import GeofenceGEOS
-import GeofenceGEOS
+import GeofenceGeometry
 
-/// What loading a fence file found: the set of valid fences, and every problem.
+/// What reading a fence file found: how many features, every problem, the repairs.
 public struct FenceFileReport: Sendable {
     /// Features in the file.
     public var featureCount: Int
-    /// Every problem, in feature order (structural, GEOS validity, duplicate ids).
+    /// Every problem, in feature order (structure, GEOS validity, duplicate ids).
     public var problems: [FenceProblem]
     /// Polygons repaired by GEOS MakeValid (only with `repair`), with the problem each had.
     public var repairs: [FenceProblem]
     public var repairedCount: Int { repairs.count }
-    /// The valid (and repaired) fences, in feature order.
-    public var fences: [Fence]
-    /// The parsed file, for tools that rewrite it (`geofence validate --repair --output`).
-    public var document: JSONValue
+    /// The valid (and repaired) fences.
+    public var validCount: Int { slots.count }
+    /// True when the file is GeoJSONSeq / newline-delimited (else a FeatureCollection).
+    public var isSequence: Bool
+    /// The valid fences' records and their slots in id order, for building the set.
+    var chunks: [FenceRecords]
+    var slots: [RecordReference]
+
+    /// Every valid fence's shape (repaired ones repaired), by feature index: for
+    /// `geofence validate --repair --output`.
+    public var shapesByFeature: [Int: FenceShape] {
+        var shapes: [Int: FenceShape] = [:]
+        let valid = Set(slots.map { chunks[Int($0.chunk)].featureIndexes[Int($0.index)] })
+        for chunk in chunks {
+            for i in 0..<chunk.count where valid.contains(chunk.featureIndexes[i]) {
+                let c = chunk.circles[i]
+                shapes[chunk.featureIndexes[i]] = chunk.isPolygon(i)
+                    ? .polygon(chunk.shape(i)) : .circle(center: Coordinate(latitude: c.x, longitude: c.y), radius: c.z)
+            }
+        }
+        return shapes
+    }
 }
 
 extension FenceSet {
-    /// Reads and checks a GeoJSON FeatureCollection of fences, reporting every problem.
+    /// Reads and checks a GeoJSON fence file (a FeatureCollection, or GeoJSONSeq /
+    /// newline-delimited features), reporting every problem. The file is mapped, not copied,
+    /// and its features read in parallel on every core (``GeoJSONFenceReader``).
     ///
-    /// - Throws: ``FenceFileError`` when the file cannot be read, is not JSON, or is not a
-    ///   FeatureCollection; ``GEOSError`` when GEOS itself fails.
+    /// - Throws: ``FenceFileError`` when the file cannot be read, is not JSON, or is neither a
+    ///   FeatureCollection nor a sequence of features; ``GEOSError`` when GEOS itself fails.
     public static func inspect(path: String, repair: Bool) throws -> FenceFileReport {
-        let bytes = try readFile(path)
-        let document: JSONValue
+        let file: MappedFile
         do {
-            document = try JSONParser.parse(bytes)
-        } catch {
-            throw FenceFileError(path: path, reason: "not valid JSON (\(error))")
-        }
-        let decoded = try GeoJSONFenceDecoder.decode(document, path: path)
-        let outcome = try FenceValidator.validate(decoded.fences, repair: repair)
-        let problems = (decoded.problems + outcome.problems).sorted { $0.featureIndex < $1.featureIndex }
-        return FenceFileReport(
-            featureCount: decoded.fences.count + decoded.problems.count, problems: problems,
-            repairs: outcome.repairs, fences: outcome.fences, document: document)
-    }
-
-    /// Loads a GeoJSON fence file into a set; any problem fails the load.
-    ///
-    /// - Throws: ``FenceFileError`` for an unreadable file, ``FenceValidationError`` listing
-    ///   every bad feature, ``GEOSError`` when GEOS fails.
-    public static func load(path: String, repair: Bool = false) throws -> FenceSet {
-        let set = try loadKeepingFreedMemory(path: path, repair: repair)
-        CHeap.returnFreedMemory()  // what loading freed goes back to the system
-        return set
-    }
-
-    /// ``load(path:repair:)`` without the heap trim; the report is released on return.
-    private static func loadKeepingFreedMemory(path: String, repair: Bool) throws -> FenceSet {
-        let report = try inspect(path: path, repair: repair)
-        if !report.problems.isEmpty { throw FenceValidationError(problems: report.problems) }
-        return FenceSet(validated: report.fences, repairedCount: report.repairedCount)
-    }
-
-    /// The whole file as bytes, or a ``FenceFileError`` naming the file and the reason.
-    static func readFile(_ path: String) throws(FenceFileError) -> [UInt8] {
-        do {
-            return try FileBytes.read(path)
+            file = try MappedFile(path: path)
         } catch {
             throw FenceFileError(path: path, reason: error.reason)
         }
+        return try inspect(file.bytes, name: path, repair: repair, file: file)
+    }
+
+    /// ``inspect(path:repair:)`` of bytes in memory: the entry point for tests and fuzzing of
+    /// the decoder. `name` stands for the file in messages.
+    /// `threads` and `sliceBytes` (the size of the slices read in parallel) are for tests.
+    package static func inspect(
+        bytes: UnsafeRawBufferPointer, name: String = "<bytes>", repair: Bool = false, threads: Int? = nil, sliceBytes: Int? = nil
+    ) throws -> FenceFileReport {
+        try inspect(bytes, name: name, repair: repair, file: nil, threads: threads, sliceBytes: sliceBytes)
+    }
+
+    private static func inspect(
+        _ bytes: UnsafeRawBufferPointer, name: String, repair: Bool, file: MappedFile?, threads: Int? = nil, sliceBytes: Int? = nil
+    ) throws -> FenceFileReport {
+        let decoded = try GeoJSONFenceReader.read(
+            bytes, name: name, repair: repair, threads: threads ?? Platform.coreCount, file: file, sliceBytes: sliceBytes)
+        // Duplicate ids among every feature that got through decoding (valid or not), as the
+        // validator checked them: a duplicate is reported as such, not for its geometry.
+        let lists = decoded.chunks.map { ($0.ids, $0.featureIndexes) } + decoded.rejected
+        let (slots, duplicates) = FenceIDOrder.resolve(lists, recordLists: decoded.chunks.count)
+        let duplicated = Set(duplicates.map(\.featureIndex))
+        let problems = (decoded.problems.filter { !duplicated.contains($0.featureIndex) } + duplicates)
+            .sorted { $0.featureIndex < $1.featureIndex }
+        let repairs = decoded.repairs.filter { !duplicated.contains($0.featureIndex) }.sorted { $0.featureIndex < $1.featureIndex }
+        return FenceFileReport(
+            featureCount: decoded.featureCount, problems: problems, repairs: repairs, isSequence: decoded.isSequence,
+            chunks: decoded.chunks, slots: slots)
+    }
+
+    /// Loads a fence file into a set: a compiled fence file (recognised by its first bytes)
+    /// is opened (``open(path:)``), anything else read as GeoJSON; any problem fails the load.
+    ///
+    /// - Parameter repair: for GeoJSON, fix invalid polygons with GEOS MakeValid (a compiled
+    ///   file holds fences validated when it was written).
+    /// - Throws: ``FenceFileError`` for an unreadable or damaged file, ``FenceValidationError``
+    ///   listing every bad feature, ``GEOSError`` when GEOS fails.
+    public static func load(path: String, repair: Bool = false) throws -> FenceSet {
+        if isCompiled(path: path) { return try open(path: path) }
+        var report = try inspect(path: path, repair: repair)
+        if !report.problems.isEmpty { throw FenceValidationError(problems: report.problems) }
+        let set = FenceSet(report: &report)
+        CHeap.returnFreedMemory()  // what loading freed (GEOS's geometries, the records) goes back
+        return set
+    }
+
+    /// The set of a report without problems; the report's records are consumed.
+    convenience init(report: inout FenceFileReport) {
+        let slots = report.slots
+        self.init(storage: FenceSetBuilder.build(&report.chunks, slots: slots), repairedCount: report.repairedCount)
+        report.chunks = []
     }
 }

@@ -2,9 +2,9 @@ import GeofenceGEOS
 import GeofenceGeometry
 import RealModule
 
-/// Checks what the GeoJSON decoder cannot: polygon validity (GEOS), duplicate ids; repairs
-/// invalid polygons with GEOS MakeValid when asked; computes each polygon's minimum
-/// enclosing circle.
+/// Checks fences built in code as the GeoJSON reader checks a file's: coordinates, radii,
+/// polygon rings, validity (certified in Swift, else GEOS), duplicate ids; repairs invalid
+/// polygons with GEOS MakeValid when asked; computes each polygon's minimum enclosing circle.
 public enum FenceValidator {
     /// The fences that passed, the problems of those that did not, and how many were repaired.
     public struct Outcome: Sendable {
@@ -21,20 +21,21 @@ public enum FenceValidator {
     /// - Parameter repair: fix invalid polygons with GEOS MakeValid instead of rejecting them.
     /// - Complexity: O(v log v) over all polygon vertices.
     public static func validate(_ fences: [Fence], repair: Bool) throws(GEOSError) -> Outcome {
-        // Ids first, in input order (a duplicate names the earlier feature).
+        // Ids first, in input order (a duplicate names the earlier feature); ids are equal when
+        // their UTF-8 bytes are.
         var problems: [FenceProblem] = []
-        var firstIndexOfId: [String: Int] = [:]
+        var firstIndexOfId: [[UInt8]: Int] = [:]
         var candidates: [Int] = []
         candidates.reserveCapacity(fences.count)
         for (i, fence) in fences.enumerated() {
             if fence.id.isEmpty {
                 problems.append(FenceProblem(featureIndex: fence.featureIndex, id: fence.id, reason: "id is empty"))
-            } else if let first = firstIndexOfId[fence.id] {
+            } else if let first = firstIndexOfId[Array(fence.id.utf8)] {
                 problems.append(FenceProblem(
                     featureIndex: fence.featureIndex, id: fence.id,
                     reason: "duplicate id \(JSONWriter.quoted(fence.id)) (also used by feature \(first))"))
             } else {
-                firstIndexOfId[fence.id] = fence.featureIndex
+                firstIndexOfId[Array(fence.id.utf8)] = fence.featureIndex
                 candidates.append(i)
             }
         }
@@ -43,12 +44,11 @@ public enum FenceValidator {
         let results = DisjointSlots<[Checked]?>(repeating: nil, count: chunkCount)
         let failures = DisjointSlots<GEOSError?>(repeating: nil, count: chunkCount)
         let input = SharedFences(fences: fences, candidates: candidates)
-        let threads = Platform.coreCount
-        ParallelWorkers.run(count: chunkCount, threads: threads) { chunk, _ in
+        ParallelWorkers.run(count: chunkCount, threads: Platform.coreCount) { chunk, _ in
             let range = (input.candidates.count * chunk / chunkCount)..<(input.candidates.count * (chunk + 1) / chunkCount)
+            var check = FenceGeometryCheck(repair: repair)
             do throws(GEOSError) {
-                let context = try GEOSContext()
-                results[chunk] = try range.map { k throws(GEOSError) in try check(input.fences[input.candidates[k]], repair: repair, context: context) }
+                results[chunk] = try range.map { k throws(GEOSError) in try Self.check(input.fences[input.candidates[k]], &check) }
             } catch {
                 failures[chunk] = error
             }
@@ -82,7 +82,7 @@ public enum FenceValidator {
     }
 
     /// Checks one fence's geometry (and repairs it when asked); fills in the enclosing circle.
-    static func check(_ input: Fence, repair: Bool, context: GEOSContext) throws(GEOSError) -> Checked {
+    static func check(_ input: Fence, _ check: inout FenceGeometryCheck) throws(GEOSError) -> Checked {
         var fence = input
         func problem(_ reason: String) -> Checked {
             .problem(FenceProblem(featureIndex: fence.featureIndex, id: fence.id, reason: reason))
@@ -90,22 +90,24 @@ public enum FenceValidator {
         switch fence.shape {
         case .circle(let center, let radius):
             if let reason = center.invalidReason { return problem("circle centre: \(reason)") }
-            guard radius.isFinite, radius > 0, radius <= GeoJSONFenceDecoder.maximumRadius else {
+            guard radius.isFinite, radius > 0, radius <= GeoJSONFenceReader.maximumRadius else {
                 return problem("radius \(radius) m is outside (0, 1000000]")
             }
             return .kept(fence)
-        case .polygon(var shape):
+        case .polygon(let shape):
             if let reason = structuralProblem(shape) { return problem(reason) }
-            var repairedFrom: String? = nil
-            if let reason = try context.validityProblem(of: shape) {
-                guard repair else { return problem("invalid polygon: \(reason)") }
-                shape = try context.makeValid(shape)
-                if shape.polygons.isEmpty { return problem("invalid polygon (\(reason)) and MakeValid left no area") }
-                repairedFrom = reason
-                fence.shape = .polygon(shape)
+            var records = FenceRecords()
+            records.append(fence)
+            let verdict = try check.checkLast(&records)
+            let c = records.circles[0]
+            fence.enclosingCircle = EnclosingCircle(center: Coordinate(latitude: c.x, longitude: c.y), radius: c.z)
+            switch verdict {
+            case .valid: return .kept(fence)
+            case .invalid(let reason): return problem(reason)
+            case .repaired(let reason):
+                fence.shape = .polygon(records.shape(0))
+                return .repaired(fence, reason)
             }
-            fence.enclosingCircle = try enclosingCircle(of: shape, context: context)
-            return repairedFrom.map { .repaired(fence, $0) } ?? .kept(fence)
         }
     }
 
@@ -124,42 +126,5 @@ public enum FenceValidator {
             }
         }
         return nil
-    }
-
-    /// The minimum enclosing circle of a polygon, in metres on the sphere.
-    ///
-    /// GEOS finds the circle in an azimuthal equidistant projection centred on the vertices'
-    /// mean direction (no seam at ±180°, fine at the poles); the radius is then re-measured as
-    /// the largest great-circle distance from the centre to any vertex, so the circle always
-    /// holds every vertex.
-    static func enclosingCircle(of shape: MultiPolygon, context: GEOSContext) throws(GEOSError) -> EnclosingCircle {
-        let exteriors = shape.polygons.map(\.exterior)
-        var sx = 0.0, sy = 0.0, sz = 0.0
-        for ring in exteriors {
-            for i in 0..<ring.count {
-                let c = ring[i]
-                let lat = c.latitude * Sphere.degreesToRadians, lon = c.longitude * Sphere.degreesToRadians
-                sx += Double.cos(lat) * Double.cos(lon); sy += Double.cos(lat) * Double.sin(lon); sz += Double.sin(lat)
-            }
-        }
-        let norm = (sx * sx + sy * sy + sz * sz).squareRoot()
-        let mean = norm < 1e-12
-            ? exteriors[0][0]
-            : Coordinate(
-                latitude: Double.asin(max(-1, min(1, sz / norm))) * Sphere.radiansToDegrees,
-                longitude: Double.atan2(y: sy, x: sx) * Sphere.radiansToDegrees)
-        let projection = LocalProjection(center: mean)
-        var points: [(x: Double, y: Double)] = []
-        for ring in exteriors {
-            for i in 0..<ring.count { points.append(projection.project(latitude: ring[i].latitude, longitude: ring[i].longitude)) }
-        }
-        let planar = try context.minimumBoundingCircle(of: points)
-        let center = projection.unproject(x: planar.x, y: planar.y)
-        var radius = 0.0
-        for ring in exteriors {
-            for i in 0..<ring.count { radius = max(radius, Sphere.distance(center, ring[i])) }
-        }
-        // Round up to the millimetre so the circle holds every vertex despite rounding.
-        return EnclosingCircle(center: center, radius: (radius * 1000).rounded(.up) / 1000 + 0.001)
     }
 }

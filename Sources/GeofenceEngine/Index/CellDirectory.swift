@@ -127,28 +127,60 @@ public final class CellDirectory: Sendable {
             starts: counts, boxes: boxes, slots: slots, largeBoxes: largeBoxes, largeSlots: largeSlots)
     }
 
-    private init(
+    private convenience init(
         extent: BoundingBox, columns: Int, rows: Int, inverseWidth: Double, inverseHeight: Double, starts: [UInt32],
         boxes: [SIMD4<Float>], slots: [UInt64], largeBoxes: [SIMD4<Float>], largeSlots: [UInt64]
     ) {
-        isEnabled = true
-        minLongitude = extent.minLongitude
-        minLatitude = extent.minLatitude
-        maxLongitude = extent.maxLongitude
-        maxLatitude = extent.maxLatitude
-        inverseCellWidth = inverseWidth
-        inverseCellHeight = inverseHeight
-        self.columns = columns
-        self.rows = rows
-        self.starts = FrozenBuffer(starts)
-        self.boxes = FrozenBuffer(boxes)
-        self.slots = FrozenBuffer(slots)
-        self.largeBoxes = FrozenBuffer(largeBoxes)
-        self.largeSlots = FrozenBuffer(largeSlots)
-        largeCount = largeSlots.count
         var most = 0
         for c in 0..<(columns * rows) { most = Swift.max(most, Int(starts[c + 1] - starts[c])) }
-        maximumCandidates = most + largeSlots.count
+        self.init(
+            grid: Grid(
+                isEnabled: true, minLongitude: extent.minLongitude, minLatitude: extent.minLatitude,
+                maxLongitude: extent.maxLongitude, maxLatitude: extent.maxLatitude, inverseCellWidth: inverseWidth,
+                inverseCellHeight: inverseHeight, columns: columns, rows: rows, maximumCandidates: most + largeSlots.count),
+            starts: FrozenBuffer(starts), boxes: FrozenBuffer(boxes), slots: FrozenBuffer(slots),
+            largeBoxes: FrozenBuffer(largeBoxes), largeSlots: FrozenBuffer(largeSlots))
+    }
+
+    /// The directory's numbers other than its arrays (what a compiled fence file stores).
+    struct Grid: Sendable {
+        var isEnabled: Bool
+        var minLongitude, minLatitude, maxLongitude, maxLatitude: Double
+        var inverseCellWidth, inverseCellHeight: Double
+        var columns, rows: Int
+        var maximumCandidates: Int
+    }
+
+    /// A directory from its parts (built here, or read from a compiled file whose reader
+    /// checked them: `columns × rows + 1` starts, ascending, the last one the pair count).
+    init(
+        grid: Grid, starts: FrozenBuffer<UInt32>, boxes: FrozenBuffer<SIMD4<Float>>, slots: FrozenBuffer<UInt64>,
+        largeBoxes: FrozenBuffer<SIMD4<Float>>, largeSlots: FrozenBuffer<UInt64>
+    ) {
+        isEnabled = grid.isEnabled
+        minLongitude = grid.minLongitude
+        minLatitude = grid.minLatitude
+        maxLongitude = grid.maxLongitude
+        maxLatitude = grid.maxLatitude
+        inverseCellWidth = grid.inverseCellWidth
+        inverseCellHeight = grid.inverseCellHeight
+        columns = grid.columns
+        rows = grid.rows
+        self.starts = starts
+        self.boxes = boxes
+        self.slots = slots
+        self.largeBoxes = largeBoxes
+        self.largeSlots = largeSlots
+        largeCount = largeSlots.count
+        maximumCandidates = grid.maximumCandidates
+    }
+
+    /// The numbers of ``Grid``.
+    var grid: Grid {
+        Grid(
+            isEnabled: isEnabled, minLongitude: minLongitude, minLatitude: minLatitude, maxLongitude: maxLongitude,
+            maxLatitude: maxLatitude, inverseCellWidth: inverseCellWidth, inverseCellHeight: inverseCellHeight,
+            columns: columns, rows: rows, maximumCandidates: maximumCandidates)
     }
 
     /// Grid dimensions for a cell side (degrees) over the extent.
@@ -179,14 +211,13 @@ public final class CellDirectory: Sendable {
             inverseWidth: Double(columns) / width, inverseHeight: Double(rows) / height)
     }
 
-    private init(disabled: Void) {
-        isEnabled = false
-        minLongitude = 0; minLatitude = 0; maxLongitude = -1; maxLatitude = -1
-        inverseCellWidth = 0; inverseCellHeight = 0
-        columns = 0; rows = 0
-        starts = FrozenBuffer([0]); boxes = FrozenBuffer([]); slots = FrozenBuffer([])
-        largeBoxes = FrozenBuffer([]); largeSlots = FrozenBuffer([]); largeCount = 0
-        maximumCandidates = 0
+    private convenience init(disabled: Void) {
+        self.init(
+            grid: Grid(
+                isEnabled: false, minLongitude: 0, minLatitude: 0, maxLongitude: -1, maxLatitude: -1,
+                inverseCellWidth: 0, inverseCellHeight: 0, columns: 0, rows: 0, maximumCandidates: 0),
+            starts: FrozenBuffer([0]), boxes: FrozenBuffer([]), slots: FrozenBuffer([]),
+            largeBoxes: FrozenBuffer([]), largeSlots: FrozenBuffer([]))
     }
 
     /// `slot << 32 | storage`.

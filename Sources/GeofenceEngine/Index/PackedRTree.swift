@@ -21,8 +21,8 @@ import GeofenceGeometry
 //
 // Items are ordered along a Hilbert curve of their box centres (16 bits per axis over the
 // items' extent); groups of `nodeSize` consecutive items make the level-1 nodes, and so on up
-// to a single root. The tree is built once and never changes, so it is a value type of
-// immutable arrays and freely `Sendable`.
+// to a single root. The tree is built once and never changes: immutable flat buffers (owned,
+// or ranges of a compiled fence file), freely `Sendable`.
 //
 // Memory: 20 bytes per item and per node: about 20 · n · (1 + 1/15 + 1/225 + …) ≈ 21.4 · n bytes.
 
@@ -36,11 +36,11 @@ public final class PackedRTree: Sendable {
     /// Number of items (boxes given to the initialiser).
     public let count: Int
     /// Item and node boxes, see the layout above.
-    @usableFromInline let boxes: [SIMD4<Float>]
+    let boxes: FrozenBuffer<SIMD4<Float>>
     /// Item values, then nodes' first-child positions.
-    @usableFromInline let refs: [Int32]
+    let refs: FrozenBuffer<Int32>
     /// One past the last position of each level, leaves first.
-    @usableFromInline let levelEnds: [Int]
+    let levelEnds: FrozenBuffer<Int>
 
     /// Default children per node: 16 boxes of 16 bytes are four cache lines, and a wider node
     /// makes the tree shallower at little extra compare cost.
@@ -53,7 +53,12 @@ public final class PackedRTree: Sendable {
     ///   - values: the value reported for each item (same count as `boxes`).
     ///   - nodeSize: children per node, 2…65,536.
     /// - Complexity: O(n log n) for n items (one sort of Hilbert keys), O(n) memory.
-    public init(boxes items: [BoundingBox], values: [Int32], nodeSize: Int = PackedRTree.defaultNodeSize) {
+    public convenience init(boxes items: [BoundingBox], values: [Int32], nodeSize: Int = PackedRTree.defaultNodeSize) {
+        self.init(boxes: items, values: values, order: Self.hilbertOrder(items), nodeSize: nodeSize)
+    }
+
+    /// The tree with the items' Hilbert order already computed (``hilbertOrder(_:)`` of `items`).
+    init(boxes items: [BoundingBox], values: [Int32], order: [Int], nodeSize: Int = PackedRTree.defaultNodeSize) {
         precondition(items.count == values.count, "one value per box")
         precondition(nodeSize >= 2 && nodeSize <= 65_536, "nodeSize must be in 2...65536")
         precondition(items.count < Int(Int32.max) / 2, "too many items for 32-bit positions")
@@ -61,13 +66,12 @@ public final class PackedRTree: Sendable {
         count = items.count
         let n = items.count
         guard n > 0 else {
-            boxes = []
-            refs = []
-            levelEnds = []
+            boxes = FrozenBuffer([])
+            refs = FrozenBuffer([])
+            levelEnds = FrozenBuffer([])
             stackCapacity = 1
             return
         }
-        let order = Self.hilbertOrder(items)
         var total = n, levelSize = n
         repeat {
             levelSize = (levelSize + nodeSize - 1) / nodeSize
@@ -99,6 +103,17 @@ public final class PackedRTree: Sendable {
             start = end
             end = next
         }
+        self.boxes = FrozenBuffer(boxes)
+        self.refs = FrozenBuffer(refs)
+        self.levelEnds = FrozenBuffer(levelEnds)
+        stackCapacity = levelEnds.count * nodeSize + 1
+    }
+
+    /// A tree read from a compiled file (its reader checks the shape: positions in range,
+    /// levels ascending, the last level one root).
+    init(nodeSize: Int, count: Int, boxes: FrozenBuffer<SIMD4<Float>>, refs: FrozenBuffer<Int32>, levelEnds: FrozenBuffer<Int>) {
+        self.nodeSize = nodeSize
+        self.count = count
         self.boxes = boxes
         self.refs = refs
         self.levelEnds = levelEnds
@@ -115,10 +130,9 @@ public final class PackedRTree: Sendable {
 
     /// Largest number of pending groups a depth-first search can hold: a popped group pushes
     /// at most `nodeSize` entries, and the stack holds at most one popped group's worth per level.
-    @usableFromInline let stackCapacity: Int
+    let stackCapacity: Int
 
     /// The box stored for `position`, widened back to Doubles (it holds the original box).
-    @inlinable
     func boundingBox(at position: Int) -> BoundingBox {
         let b = boxes[position]
         return BoundingBox(
@@ -151,7 +165,7 @@ public final class PackedRTree: Sendable {
     /// One past the last position of the level holding `position`.
     ///
     /// - Complexity: O(levels), at most 8 for a billion items at node size 16.
-    @inline(__always) @usableFromInline
+    @inline(__always)
     func levelEnd(containing position: Int) -> Int {
         var l = 0
         while levelEnds[l] <= position { l += 1 }

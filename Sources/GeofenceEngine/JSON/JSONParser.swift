@@ -20,6 +20,8 @@ public struct JSONParser {
     private let bytes: UnsafeRawBufferPointer
     private var index = 0
     private var depth = 0
+    /// False to check the text without keeping what it holds (arrays and objects read as null).
+    private var building = true
 
     private init(bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
 
@@ -35,6 +37,18 @@ public struct JSONParser {
         parser.skipWhitespace()
         if parser.index < bytes.count { throw parser.error("unexpected text after the JSON value") }
         return value
+    }
+
+    /// Checks one JSON text without building its value: the same errors as ``parse(_:)``
+    /// (the first one in the text), in memory proportional to the nesting depth.
+    public static func validate(_ bytes: UnsafeRawBufferPointer) throws(JSONParseError) {
+        var parser = JSONParser(bytes: bytes)
+        parser.building = false
+        if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { parser.index = 3 }
+        parser.skipWhitespace()
+        _ = try parser.parseValue()
+        parser.skipWhitespace()
+        if parser.index < bytes.count { throw parser.error("unexpected text after the JSON value") }
     }
 
     /// Parses one JSON text from a byte array.
@@ -127,7 +141,8 @@ public struct JSONParser {
             }
             index += 1
             skipWhitespace()
-            members.append(JSONObject.Member(key: key, value: try parseValue()))
+            let value = try parseValue()
+            if building { members.append(JSONObject.Member(key: key, value: value)) }
             skipWhitespace()
             guard index < bytes.count else { throw error("unterminated object") }
             if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
@@ -150,7 +165,8 @@ public struct JSONParser {
         }
         while true {
             skipWhitespace()
-            elements.append(try parseValue())
+            let element = try parseValue()
+            if building { elements.append(element) }
             skipWhitespace()
             guard index < bytes.count else { throw error("unterminated array") }
             if bytes[index] == UInt8(ascii: ",") { index += 1; continue }

@@ -38,8 +38,14 @@ public enum JSONWriter {
     /// Appends `s` as a JSON string literal: quotes, backslashes and control characters
     /// escaped, everything else as UTF-8.
     public static func writeString(_ s: String, to out: inout [UInt8]) {
+        var s = s
+        s.withUTF8 { writeString(bytes: $0, to: &out) }
+    }
+
+    /// Appends UTF-8 bytes as a JSON string literal (see ``writeString(_:to:)``).
+    public static func writeString(bytes: UnsafeBufferPointer<UInt8>, to out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
-        for b in s.utf8 {
+        for b in bytes {
             switch b {
             case UInt8(ascii: "\""): out.append(contentsOf: [0x5C, 0x22])
             case UInt8(ascii: "\\"): out.append(contentsOf: [0x5C, 0x5C])

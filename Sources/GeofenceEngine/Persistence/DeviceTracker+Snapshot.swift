@@ -3,8 +3,8 @@ extension DeviceTracker {
     /// The tracker's whole state, by fence id.
     /// - Complexity: O(k + s + e) for k touched fences, s kept fixes, e entered fences.
     public func snapshot() -> DeviceSnapshot {
-        let fences = context.fenceSet.fences
-        func id(_ slot: Int32?) -> String? { slot.map { fences[Int($0)].id } }
+        let fences = context.fenceSet
+        func id(_ slot: Int32?) -> String? { slot.map { fences.id(at: Int($0)) } }
         return DeviceSnapshot(
             version: DeviceSnapshot.currentVersion,
             latestTime: clock == FenceTrack.never ? nil : clock,
@@ -16,7 +16,7 @@ extension DeviceTracker {
             },
             fences: tracks.map {
                 DeviceSnapshot.FenceRecord(
-                    id: fences[Int($0.slot)].id, raw: $0.raw, reported: $0.reported, lastFlip: $0.lastFlip,
+                    id: fences.id(at: Int($0.slot)), raw: $0.raw, reported: $0.reported, lastFlip: $0.lastFlip,
                     windowEnd: $0.windowEnd == FenceTrack.never ? nil : $0.windowEnd, visitStart: $0.visitStart,
                     visitFirstFix: $0.visitFirstFix, dwellDone: $0.dwellDone, venueDone: $0.venueDone, lastPresence: $0.lastPresence)
             },
@@ -24,7 +24,7 @@ extension DeviceTracker {
                 DeviceSnapshot.StopRecord(sequence: $0.sequence, timestamp: $0.time, latitude: $0.latitude, longitude: $0.longitude)
             },
             places: DeviceSnapshot.PlacesRecord(
-                entered: places.entered.map { DeviceSnapshot.EnteredRecord(id: fences[Int($0.slot)].id, since: $0.since.milliseconds) },
+                entered: places.entered.map { DeviceSnapshot.EnteredRecord(id: fences.id(at: Int($0.slot)), since: $0.since.milliseconds) },
                 current: id(places.current), lastEntered: id(places.lastEntered), lastExited: id(places.lastExited),
                 lastUpdate: places.lastUpdate?.milliseconds))
     }
@@ -66,7 +66,7 @@ extension DeviceTracker {
         }
         restored.sort { $0.slot < $1.slot }
         for k in restored.indices.dropFirst() where restored[k - 1].slot == restored[k].slot {
-            throw fail("fence \(JSONWriter.quoted(fenceSet.fences[Int(restored[k].slot)].id)) appears twice")
+            throw fail("fence \(JSONWriter.quoted(fenceSet.id(at: Int(restored[k].slot)))) appears twice")
         }
         tracks = restored
         var points: [StopHistory.Point] = []
@@ -85,7 +85,7 @@ extension DeviceTracker {
         }
         entered.sort { $0.slot < $1.slot }
         for k in entered.indices.dropFirst() where entered[k - 1].slot == entered[k].slot {
-            throw fail("entered fence \(JSONWriter.quoted(fenceSet.fences[Int(entered[k].slot)].id)) appears twice")
+            throw fail("entered fence \(JSONWriter.quoted(fenceSet.id(at: Int(entered[k].slot)))) appears twice")
         }
         places.entered = entered
         places.current = try optionalSlot(snapshot.places.current)

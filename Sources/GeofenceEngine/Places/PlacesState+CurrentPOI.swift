@@ -11,15 +11,15 @@ extension PlacesState {
     /// The current POI after an entry or exit.
     /// - Complexity: O(e).
     static func currentByEntry(_ entered: [Entry], fences: FenceSet) -> Int32? {
-        let ranks = fences.ranks, radii = fences.radii
+        let ranks = fences.storage.ranks.pointer, radii = fences.storage.enclosingCircles.pointer
         var best: Entry? = nil
         for entry in entered {
             guard let b = best else { best = entry; continue }
             let a = Int(entry.slot), c = Int(b.slot)
             if ranks[a] != ranks[c] {
                 if ranks[a] < ranks[c] { best = entry }
-            } else if radii[a] != radii[c] {
-                if radii[a] < radii[c] { best = entry }
+            } else if radii[a].z != radii[c].z {
+                if radii[a].z < radii[c].z { best = entry }
             } else if entry.since != b.since {
                 if entry.since > b.since { best = entry }
             } else if entry.slot < b.slot {
@@ -32,17 +32,17 @@ extension PlacesState {
     /// The current POI after a nearby recalculation from `position`.
     /// - Complexity: O(e).
     static func currentByDistance(_ entered: [Entry], from position: Coordinate, fences: FenceSet) -> Int32? {
-        let ranks = fences.ranks, radii = fences.radii
+        let ranks = fences.storage.ranks.pointer, radii = fences.storage.enclosingCircles.pointer
         var best: (slot: Int32, distance: Double)? = nil
         for entry in entered {
             let a = Int(entry.slot)
-            let distance = fences.fences[a].enclosingCircle.map { Sphere.distance(position, $0.center) } ?? 0
+            let distance = Sphere.distance(position, fences.enclosingCircle(at: a).center)
             guard let b = best else { best = (entry.slot, distance); continue }
             let c = Int(b.slot)
             if ranks[a] != ranks[c] {
                 if ranks[a] < ranks[c] { best = (entry.slot, distance) }
-            } else if radii[a] != radii[c] {
-                if radii[a] < radii[c] { best = (entry.slot, distance) }
+            } else if radii[a].z != radii[c].z {
+                if radii[a].z < radii[c].z { best = (entry.slot, distance) }
             } else if distance != b.distance {
                 if distance < b.distance { best = (entry.slot, distance) }
             } else if entry.slot < b.slot {

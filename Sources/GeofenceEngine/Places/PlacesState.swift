@@ -133,11 +133,11 @@ public struct PlacesState: Hashable, Sendable {
         let expired = isExpired(at: time)
         func id(_ slot: Int32?) -> String? {
             guard !expired, let slot else { return nil }
-            return fences.fences[Int(slot)].id
+            return fences.id(at: Int(slot))
         }
         return PlacesReading(
             current: id(current), lastEntered: id(lastEntered), lastExited: id(lastExited),
-            entered: entered.map { fences.fences[Int($0.slot)].id })
+            entered: entered.map { fences.id(at: Int($0.slot)) })
     }
 }
 

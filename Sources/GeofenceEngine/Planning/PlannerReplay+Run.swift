@@ -54,7 +54,7 @@ extension PlannerReplay {
             if report.misses.count < keptMisses {
                 report.misses.append(ReplayMiss(
                     deviceID: track.deviceID, timestamp: track.timestamps[i],
-                    geofenceID: RegistrationPlanner.fence(slot, in: evaluator.fenceSet).id, position: track.positions[i]))
+                    geofenceID: evaluator.fenceSet.id(at: Int(slot)), position: track.positions[i]))
             }
         }
 

@@ -165,8 +165,9 @@ extension RegistrationPlanner {
             } else {
                 // A polygon is no nearer than its boxes (the nearest search's lower bound):
                 // one beyond `upper` costs no edge distance.
-                let fence = Self.fence(slot, in: set)
-                if case .polygon = fence.shape, !fence.boundingBoxes.contains(where: { $0.distance(to: fix) <= upper }) {
+                if !set.isCircle(at: Int(slot)),
+                    !set.boundingBoxes(at: Int(slot)).contains(where: { $0.distance(to: fix) <= upper })
+                {
                     continue
                 }
                 d = try evaluator.distance(slot: Int(slot), latitude: fix.latitude, longitude: fix.longitude)
@@ -187,19 +188,15 @@ extension RegistrationPlanner {
 
     /// The OS circle for a chosen fence.
     static func monitored(_ f: Chosen, set: FenceSet) -> MonitoredFence {
-        let fence = Self.fence(f.slot, in: set)
         // Every fence of a set has its circle (validation fills in polygons' enclosing circles).
-        let circle = fence.enclosingCircle ?? EnclosingCircle(center: Coordinate(latitude: 0, longitude: 0), radius: 0)
+        let circle = set.enclosingCircle(at: Int(f.slot))
         return MonitoredFence(
-            slot: f.slot, geofenceID: fence.id, center: circle.center, radius: circle.radius,
+            slot: f.slot, geofenceID: set.id(at: Int(f.slot)), center: circle.center, radius: circle.radius,
             distance: f.distance, isInside: f.isInside)
     }
 
     /// The ids of `slots`, ascending (slot order is id order).
     static func ids<S: Sequence<Int32>>(_ slots: S, in set: FenceSet) -> [String] {
-        slots.sorted().map { fence($0, in: set).id }
+        slots.sorted().map { set.id(at: Int($0)) }
     }
-
-    /// The fence in `slot`: the planner's (and the replay's) one access to the set's fences.
-    static func fence(_ slot: Int32, in set: FenceSet) -> Fence { set.fences[Int(slot)] }
 }

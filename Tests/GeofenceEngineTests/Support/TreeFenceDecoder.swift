@@ -1,21 +1,21 @@
-import GeofenceGeometry
+import GeofenceEngine
 
-/// Turns a GeoJSON FeatureCollection into fences, structurally checked (semantics §1).
-///
-/// Structural problems (missing id, bad radius, unclosed ring, out-of-range coordinate,
+/// The tree decoder the streaming reader replaced, kept as its twin: it turns a parsed
+/// GeoJSON FeatureCollection (a ``JSONValue``) into fences, structurally checked (semantics
+/// §1). Structural problems (missing id, bad radius, unclosed ring, out-of-range coordinate,
 /// unknown geometry type, …) are collected per feature; geometric validity (GEOS) and
 /// duplicate ids are checked afterwards by ``FenceValidator``.
-public enum GeoJSONFenceDecoder {
+enum TreeFenceDecoder {
     /// Largest circle radius accepted, in metres.
-    public static let maximumRadius: Double = 1_000_000
+    static let maximumRadius: Double = 1_000_000
 
     /// Property names the engine consumes; all others pass through to events.
-    public static let modelledProperties: Set<String> = ["id", "level", "library", "rank", "dwellSeconds"]
+    static let modelledProperties: Set<String> = ["id", "level", "library", "rank", "dwellSeconds"]
 
     /// The fences of a FeatureCollection, and the problems of the features that are not fences.
     ///
     /// - Throws: ``FenceFileError`` when the document is not a FeatureCollection at all.
-    public static func decode(_ document: JSONValue, path: String) throws(FenceFileError)
+    static func decode(_ document: JSONValue, path: String) throws(FenceFileError)
         -> (fences: [Fence], problems: [FenceProblem])
     {
         guard let root = document.objectValue else {
@@ -41,7 +41,7 @@ public enum GeoJSONFenceDecoder {
     }
 
     /// One feature as a fence, or the first problem found in it.
-    public static func decodeFeature(_ value: JSONValue, index: Int) -> Result<Fence, FenceProblem> {
+    static func decodeFeature(_ value: JSONValue, index: Int) -> Result<Fence, FenceProblem> {
         var id: String? = nil
         func fail(_ reason: String) -> Result<Fence, FenceProblem> {
             .failure(FenceProblem(featureIndex: index, id: id, reason: reason))

@@ -1,0 +1,106 @@
+import Foundation
+import GeofenceEngine
+
+/// Whole-process fence loading: `geofence evaluate` on a one-row CSV (so the process is the
+/// load: start, read or open the fences, build the set, exit), for a FeatureCollection, the
+/// same features as GeoJSONSeq and the compiled file; beside `python3 -c 'json.load(…)'` of
+/// the FeatureCollection, the first step a Shapely user takes. Runs are interleaved.
+struct LoadBench {
+    /// Folder of gen.py's world (fences_N.geojson).
+    var peers: String
+    /// Where the derived files (GeoJSONSeq, compiled, the 1M world) are made and kept.
+    var work: String
+    var python = "python3"
+    var repeats = 3
+    var threads: Int
+
+    /// One file of one form.
+    struct Input {
+        var form: String
+        var path: String
+    }
+
+    /// The inputs of `n` fences, made when missing: the FeatureCollection (the peers' file, or
+    /// the 1M world tiled from their 100k), the GeoJSONSeq and the compiled file.
+    func inputs(fences n: Int) throws -> [Input] {
+        try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
+        let tiles = n > 100_000 ? n / 100_000 : 1
+        let source = "\(peers)/fences_\(n > 100_000 ? 100_000 : n).geojson"
+        let collection = tiles > 1 ? "\(work)/fences_\(n).geojson" : source
+        let sequence = "\(work)/fences_\(n).geojsonl"
+        let compiled = "\(work)/fences_\(n).fences"
+        if !FileManager.default.fileExists(atPath: sequence) || !FileManager.default.fileExists(atPath: collection) {
+            var world = try WorldCommand.parse(["--fences", source, "--tiles", "\(tiles)", "--output", tiles > 1 ? collection : "\(work)/.unused.geojson", "--seq", sequence])
+            try world.run()
+        }
+        if !FileManager.default.fileExists(atPath: compiled) {
+            _ = try Self.run([EvaluateRunner.executable, "compile", "--fences", collection, "--output", compiled])
+        }
+        return [Input(form: "geojson", path: collection), Input(form: "geojsonseq", path: sequence), Input(form: "compiled", path: compiled)]
+    }
+
+    /// Seconds and exit status of a child process (output discarded).
+    static func run(_ arguments: [String]) throws -> Double {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: arguments[0])
+        process.arguments = Array(arguments.dropFirst())
+        process.standardOutput = FileHandle.nullDevice
+        let start = Measure.now()
+        try process.run()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { throw BenchError("\(arguments.joined(separator: " ")) failed (\(process.terminationStatus))") }
+        return Measure.now() - start
+    }
+
+    /// Whole-process wall time and peak RSS (MiB) of loading `path` with `geofence`.
+    func engine(_ path: String, fixes: String) throws -> (seconds: Double, peakMiB: Double, loadSeconds: Double) {
+        let summary = "\(work)/.summary.json"
+        let wall = try Self.run([
+            EvaluateRunner.executable, "evaluate", "--fences", path, "--fixes", fixes, "--threads", "\(threads)", "--quiet",
+            "--output", "/dev/null", "--summary", summary,
+        ])
+        let o = try JSONParser.parse(try FileBytes.read(summary)).objectValue
+        return (wall, Double(o?["peakResidentBytes"]?.intValue ?? 0) / 1_048_576, o?["fenceLoadSeconds"]?.doubleValue ?? .nan)
+    }
+
+    /// Whole-process wall time and peak RSS (MiB) of `json.load` of `path` in Python.
+    func pythonLoad(_ path: String) throws -> (seconds: Double, peakMiB: Double) {
+        let out = "\(work)/.python.txt"
+        let script = "import json,resource;json.load(open(\(Self.pythonString(path))));open(\(Self.pythonString(out)),'w').write(str(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss))"
+        let pythonPath = python.hasPrefix("/") ? python : "/usr/bin/env"
+        let wall = try Self.run(python.hasPrefix("/") ? [pythonPath, "-c", script] : [pythonPath, python, "-c", script])
+        let kib = Double(String(decoding: try FileBytes.read(out), as: UTF8.self)) ?? .nan
+        return (wall, kib / 1024)
+    }
+
+    static func pythonString(_ s: String) -> String { "'" + s.replacingOccurrences(of: "'", with: "\\'") + "'" }
+
+    /// The records of `n` fences: median wall and peak RSS per form; ratios against Python
+    /// are medians of per-round ratios (each round runs every form once, in turn).
+    func measure(fences n: Int) throws -> [BenchRecord] {
+        let inputs = try inputs(fences: n)
+        let fixes = "\(work)/.one-fix.csv"
+        try "device_id,timestamp,lat,lon\nd,0,0,0\n".write(toFile: fixes, atomically: true, encoding: .utf8)
+        var engineRuns = [String: [(seconds: Double, peakMiB: Double, loadSeconds: Double)]]()
+        var pythonRuns: [(seconds: Double, peakMiB: Double)] = []
+        for _ in 0..<repeats {
+            pythonRuns.append(try pythonLoad(inputs[0].path))
+            for input in inputs { engineRuns[input.form, default: []].append(try engine(input.path, fixes: fixes)) }
+        }
+        let pythonSeconds = Measure.median(pythonRuns.map(\.seconds))
+        var records = [BenchRecord(
+            benchCase: "load", method: "python json.load", fences: n, fixes: 0, threads: 1, seconds: pythonSeconds,
+            rate: Double(n) / pythonSeconds, peakRSSMiB: Measure.median(pythonRuns.map(\.peakMiB)), note: "FeatureCollection, whole process")]
+        for input in inputs {
+            let runs = engineRuns[input.form]!
+            let seconds = Measure.median(runs.map(\.seconds))
+            let ratio = Measure.median(zip(pythonRuns, runs).map { $0.seconds / $1.seconds })
+            let size = (try? FileManager.default.attributesOfItem(atPath: input.path)[.size] as? Int) ?? 0
+            records.append(BenchRecord(
+                benchCase: "load", method: input.form, fences: n, fixes: 0, threads: threads, seconds: seconds,
+                rate: Double(n) / seconds, peakRSSMiB: Measure.median(runs.map(\.peakMiB)), ratios: [("python json.load", ratio)],
+                note: "whole process; in-process load \(RTreeBench.fixed(Measure.median(runs.map(\.loadSeconds)), 3)) s; file \(size / 1_000_000) MB"))
+        }
+        return records
+    }
+}

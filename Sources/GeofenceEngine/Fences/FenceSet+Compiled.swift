@@ -1,0 +1,49 @@
+/// Compiled fence files: a set written once (`geofence compile`) and opened in milliseconds.
+extension FenceSet {
+    /// Writes the set as a compiled fence file, atomically (it appears complete or not at all).
+    ///
+    /// - Returns: the file's size in bytes.
+    /// - Throws: ``FileReadError`` naming the path when it cannot be written.
+    @discardableResult
+    public func write(to path: String) throws(FileReadError) -> Int {
+        try FenceFileWriter.write(self, to: path)
+    }
+
+    /// Opens a compiled fence file: the set's arrays are read-only views of the mapped file, so
+    /// nothing is parsed or copied; every section's checksum and the file's structure are
+    /// checked first, on every core (`verification: .structure` skips the checksums, see
+    /// ``FenceFileVerification``).
+    ///
+    /// The file must not be changed while the set is in use (the pages are read from it).
+    /// - Throws: ``FenceFileError`` naming the file and what is wrong: unreadable, not a
+    ///   compiled fence file, another format version, truncated, damaged (a checksum), or
+    ///   inconsistent.
+    /// - Complexity: O(size / cores) for the checks.
+    public static func open(path: String, verification: FenceFileVerification = .full) throws(FenceFileError) -> FenceSet {
+        let file: MappedFile
+        do {
+            file = try MappedFile(path: path)
+        } catch {
+            throw FenceFileError(path: path, reason: error.reason)
+        }
+        return try FenceFileReader.read(file.bytes, keeper: file, name: path, verification: verification)
+    }
+
+    /// A compiled fence file's set from bytes in memory (copied first): the entry point for
+    /// tests and fuzzing of the reader. `name` stands for the file in messages.
+    package static func open(bytes: UnsafeRawBufferPointer, name: String = "<bytes>") throws(FenceFileError) -> FenceSet {
+        let copy = OwnedBytes(copying: bytes)
+        return try FenceFileReader.read(copy.bytes, keeper: copy, name: name)
+    }
+
+    /// True when the file at `path` starts as a compiled fence file does (else it is taken
+    /// for GeoJSON); false when it cannot be read.
+    public static func isCompiled(path: String) -> Bool {
+        let fd = Platform.openForReading(path)
+        guard fd >= 0 else { return false }
+        defer { Platform.close(fd) }
+        var head = [UInt8](repeating: 0, count: FenceFileFormat.magic.count)
+        let n = head.withUnsafeMutableBytes { Platform.read(fd, into: $0.baseAddress!, count: $0.count) }
+        return n == head.count && head.withUnsafeBytes { FenceFileFormat.hasMagic($0) }
+    }
+}

@@ -1,0 +1,141 @@
+import GeofenceGeometry
+import RealModule
+
+/// The minimum enclosing circle of a polygon, in metres on the sphere (semantics §1: a
+/// polygon's radius wherever one is needed).
+///
+/// The circle is found in an azimuthal equidistant projection centred on the exterior
+/// vertices' mean direction (no seam at ±180°, fine at the poles), by Welzl's algorithm in
+/// Swift; the radius is then re-measured as the largest great-circle distance from the centre
+/// to any exterior vertex, rounded up to the millimetre, so the circle always holds every
+/// vertex. (GEOS's `GEOSMinimumBoundingCircle` gives the same planar circle — tested — but
+/// also builds the circle as a buffered polygon, which cost more than everything else here.)
+enum MinimumEnclosingCircle {
+    /// Memory reused from polygon to polygon by one thread.
+    struct Scratch {
+        /// Per exterior vertex: sin and cos of the latitude, the latitude in radians.
+        var trig: [SIMD4<Double>] = []
+        var points: [SIMD2<Double>] = []
+    }
+
+    /// The circle around the exterior rings of record `i` (a polygon).
+    /// - Complexity: O(v) expected for v exterior vertices (a few trigonometric calls each).
+    static func of(_ r: FenceRecords, _ i: Int, scratch: inout Scratch) -> EnclosingCircle {
+        let parts = Int(r.partStarts[i])..<Int(r.partStarts[i + 1])
+        return r.vertices.withUnsafeBufferPointer { all in
+            of(exteriors: parts.count, scratch: &scratch) { part in
+                let ring = Int(r.ringStarts[parts.lowerBound + part])
+                return UnsafeBufferPointer(rebasing: all[(2 * Int(r.vertexStarts[ring]))..<(2 * Int(r.vertexStarts[ring + 1]))])
+            }
+        }
+    }
+
+    /// The circle around `count` exterior rings (flat `[lon, lat, …]` buffers, closed), ring k
+    /// being `exterior(k)`.
+    static func of(exteriors count: Int, scratch: inout Scratch, _ exterior: (Int) -> UnsafeBufferPointer<Double>) -> EnclosingCircle {
+        // Sines and cosines of every vertex's latitude, computed once.
+        scratch.trig.removeAll(keepingCapacity: true)
+        scratch.points.removeAll(keepingCapacity: true)
+        var sx = 0.0, sy = 0.0, sz = 0.0
+        for k in 0..<count {
+            let ring = exterior(k)
+            for i in stride(from: 0, to: ring.count - 1, by: 2) {
+                let lat = ring[i + 1] * Sphere.degreesToRadians, lon = ring[i] * Sphere.degreesToRadians
+                let sinLat = Double.sin(lat), cosLat = Double.cos(lat)
+                sx += cosLat * Double.cos(lon); sy += cosLat * Double.sin(lon); sz += sinLat
+                scratch.trig.append(SIMD4(sinLat, cosLat, lat, 0))
+            }
+        }
+        let norm = (sx * sx + sy * sy + sz * sz).squareRoot()
+        let first = exterior(0)
+        let mean = norm < 1e-12
+            ? Coordinate(latitude: first[1], longitude: first[0])
+            : Coordinate(
+                latitude: Double.asin(Swift.max(-1, Swift.min(1, sz / norm))) * Sphere.radiansToDegrees,
+                longitude: Double.atan2(y: sy, x: sx) * Sphere.radiansToDegrees)
+        let projection = LocalProjection(center: mean)
+        var v = 0
+        for k in 0..<count {
+            let ring = exterior(k)
+            for i in stride(from: 0, to: ring.count - 1, by: 2) {
+                let p = projection.project(sinLatitude: scratch.trig[v].x, cosLatitude: scratch.trig[v].y, longitude: ring[i])
+                scratch.points.append(SIMD2(p.x, p.y))
+                v += 1
+            }
+        }
+        let planar = planarCircle(&scratch.points)
+        let center = projection.unproject(x: planar.x, y: planar.y)
+        // The largest haversine term gives the largest distance (both grow together).
+        let lat1 = center.latitude * Sphere.degreesToRadians, lon1 = center.longitude * Sphere.degreesToRadians
+        let cos1 = Double.cos(lat1)
+        var largest = -Double.infinity
+        v = 0
+        for k in 0..<count {
+            let ring = exterior(k)
+            for i in stride(from: 0, to: ring.count - 1, by: 2) {
+                let a = Sphere.haversineTerm(
+                    latitude1: lat1, longitude1: lon1, cosLatitude1: cos1,
+                    latitude2: scratch.trig[v].z, longitude2: ring[i] * Sphere.degreesToRadians, cosLatitude2: scratch.trig[v].y)
+                largest = Swift.max(largest, a)
+                v += 1
+            }
+        }
+        let radius = Sphere.distance(haversineTerm: largest)
+        // Round up to the millimetre so the circle holds every vertex despite rounding.
+        return EnclosingCircle(center: center, radius: (radius * 1000).rounded(.up) / 1000 + 0.001)
+    }
+
+    /// The smallest circle holding the points, in their plane: (centre x, centre y) and radius.
+    ///
+    /// Welzl's algorithm in its iterative form (de Berg et al., "MiniDisc") over the points in
+    /// a fixed pseudo-random order, so the answer is deterministic and the expected time linear.
+    /// - Complexity: O(n) expected.
+    static func planarCircle(_ points: inout [SIMD2<Double>]) -> (x: Double, y: Double, radius: Double) {
+        let n = points.count
+        guard n > 1 else { return (points.first?.x ?? 0, points.first?.y ?? 0, 0) }
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15 ^ UInt64(n)
+        for i in stride(from: n - 1, to: 0, by: -1) {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            // A number in 0...i from the top 32 bits, by multiplication (no division).
+            points.swapAt(i, Int((state >> 32) &* UInt64(i + 1) >> 32))
+        }
+        var c = points[0], r2 = 0.0
+        @inline(__always) func outside(_ p: SIMD2<Double>) -> Bool {
+            let d = p - c
+            return d.x * d.x + d.y * d.y > r2 * (1 + 1e-14)
+        }
+        for i in 1..<n where outside(points[i]) {
+            c = points[i]
+            r2 = 0
+            for j in 0..<i where outside(points[j]) {
+                c = (points[i] + points[j]) * 0.5
+                let d = points[i] - c
+                r2 = d.x * d.x + d.y * d.y
+                for k in 0..<j where outside(points[k]) {
+                    (c, r2) = circumcircle(points[i], points[j], points[k])
+                }
+            }
+        }
+        return (c.x, c.y, r2.squareRoot())
+    }
+
+    /// The circle through three points; for (nearly) collinear points, the circle on their
+    /// farthest pair.
+    static func circumcircle(_ a: SIMD2<Double>, _ b: SIMD2<Double>, _ p: SIMD2<Double>) -> (SIMD2<Double>, Double) {
+        let ax = a.x - p.x, ay = a.y - p.y, bx = b.x - p.x, by = b.y - p.y
+        let denominator = 2 * (ax * by - ay * bx)
+        let scale = Swift.max(abs(ax), abs(ay), abs(bx), abs(by))
+        if abs(denominator) <= 1e-12 * scale * scale {
+            let pairs = [(a, b), (a, p), (b, p)]
+            let (u, v) = pairs.max { (($0.0 - $0.1) * ($0.0 - $0.1)).sum() < (($1.0 - $1.1) * ($1.0 - $1.1)).sum() }!
+            let c = (u + v) * 0.5
+            return (c, ((u - c) * (u - c)).sum())
+        }
+        let a2 = ax * ax + ay * ay, b2 = bx * bx + by * by
+        let cx = p.x - (ay * b2 - a2 * by) / denominator
+        let cy = p.y + (ax * b2 - a2 * bx) / denominator
+        let c = SIMD2(cx, cy)
+        let r2 = Swift.max(((a - c) * (a - c)).sum(), ((b - c) * (b - c)).sum(), ((p - c) * (p - c)).sum())
+        return (c, r2)
+    }
+}

@@ -1,0 +1,50 @@
+/// A whole file mapped read-only into memory, unmapped when the last reference goes.
+///
+/// Fence files (GeoJSON to parse, compiled sets to serve queries from) are mapped rather than
+/// read: no copy, and the pages of a compiled set are shared by every process that opens it.
+/// The file must not be truncated while it is mapped (reading a page past a new end would
+/// raise SIGBUS), as for the fix files the batch maps.
+package final class MappedFile: @unchecked Sendable {
+    /// The file's bytes (empty for an empty file).
+    package let bytes: UnsafeRawBufferPointer
+    package let path: String
+
+    /// Maps `path`.
+    /// - Throws: ``FileReadError`` naming the file: missing, unreadable, a directory, not a
+    ///   regular file, or refused by `mmap`.
+    package init(path: String) throws(FileReadError) {
+        self.path = path
+        let fd = Platform.openForReading(path)
+        guard fd >= 0 else { throw FileReadError(path: path, reason: FileBytes.errnoText("cannot open")) }
+        defer { Platform.close(fd) }
+        guard let status = Platform.status(of: fd) else {
+            throw FileReadError(path: path, reason: FileBytes.errnoText("cannot stat"))
+        }
+        switch status.kind {
+        case .directory: throw FileReadError(path: path, reason: "is a directory, not a file")
+        case .other: throw FileReadError(path: path, reason: "is not a regular file (a pipe or device cannot be mapped)")
+        case .regular: break
+        }
+        if status.size == 0 {
+            bytes = UnsafeRawBufferPointer(start: nil, count: 0)
+            return
+        }
+        guard let mapped = Platform.mapReadOnly(fd, size: status.size) else {
+            throw FileReadError(path: path, reason: FileBytes.errnoText("cannot map \(status.size) bytes"))
+        }
+        bytes = mapped
+    }
+
+    deinit {
+        if let base = bytes.baseAddress { Platform.unmap(base, size: bytes.count) }
+    }
+
+    /// Gives the pages of `range` back (they read again from the file if touched): for a file
+    /// read once from start to end, so it does not stay resident as a whole.
+    package func release(_ range: Range<Int>) {
+        guard let base = bytes.baseAddress else { return }
+        let page = Platform.pageSize
+        let from = (range.lowerBound + page - 1) / page * page, to = range.upperBound / page * page
+        if to > from { Platform.adviseDontNeed(base + from, size: to - from) }
+    }
+}

@@ -1,0 +1,52 @@
+import Foundation
+import Testing
+
+@Suite("geofence compile")
+struct CompileCLITests {
+    @Test("GeoJSONSeq, a single feature included, is read like the FeatureCollection")
+    func sequence() throws {
+        let dir = try CLIRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let one = #"{"type":"Feature","properties":{"id":"home","radius":200},"geometry":{"type":"Point","coordinates":[-73.98,40.75]}}"#
+        let seq = try EvaluateCLITests().write("\u{1E}" + one + "\n", "one.geojsons", in: dir)
+        let r = try CLIRunner.run(["nearest", "--fences", seq, "--lat", "40.75", "--lon", "-73.98", "--count", "1"])
+        #expect(r.status == 0 && r.stdout == #"{"geofenceId":"home","distance":0}"# + "\n", "\(r.stdout) \(r.stderr)")
+        let checked = try CLIRunner.run(["validate", "--fences", seq])
+        #expect(checked.status == 0 && checked.stdout.contains("1 feature(s), 1 valid, 0 problem(s)"), "\(checked.stdout)")
+    }
+
+    @Test("a compiled file gives every command the GeoJSON's answers; a damaged one exits 2 naming it")
+    func compileThenUse() throws {
+        let dir = try CLIRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let geojson = try EvaluateCLITests().write(EvaluateCLITests.fences, "f.geojson", in: dir)
+        let compiled = dir.appendingPathComponent("f.fences").path
+        let made = try CLIRunner.run(["compile", "--fences", geojson, "--output", compiled])
+        #expect(made.status == 0, "\(made.stderr)")
+        #expect(made.stderr.contains("2 fence(s)") && made.stderr.contains("wrote \(compiled)"), "\(made.stderr)")
+        let fixes = try EvaluateCLITests().write("device_id,timestamp,lat,lon,level\nb,0,40.75,-73.98,\na,0,40.765,-73.985,3\nb,90000,41,-73,\n", "x.csv", in: dir)
+        for command in [["evaluate", "--fixes", fixes], ["contains", "--fixes", fixes], ["nearest", "--lat", "40.75", "--lon", "-73.98", "--count", "2"],
+                        ["plan", "--lat", "40.75", "--lon", "-73.98", "--platform", "ios"]] {
+            let a = try CLIRunner.run(command + ["--fences", geojson]), b = try CLIRunner.run(command + ["--fences", compiled])
+            #expect(a.status == 0 && b.status == 0, "\(command): \(a.stderr) \(b.stderr)")
+            #expect(a.stdout == b.stdout && !a.stdout.isEmpty, "\(command)")
+        }
+        // The summary says how long the fences took to load.
+        let summary = dir.appendingPathComponent("s.json").path
+        let timed = try CLIRunner.run(["evaluate", "--fences", compiled, "--fixes", fixes, "--summary", summary, "--quiet"])
+        #expect(timed.status == 0)
+        let json = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: summary))) as? [String: Any]
+        #expect(((json?["fenceLoadSeconds"] as? Double) ?? -1) >= 0, "\(String(describing: json))")
+        let checked = try CLIRunner.run(["validate", "--fences", compiled])
+        #expect(checked.status == 0 && checked.stdout.contains("compiled fence file, 2 fence(s)"), "\(checked.stdout)")
+        // One flipped bit in the last section, then a truncated copy.
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: compiled))
+        bytes[bytes.count - 70] ^= 0x10
+        try bytes.write(to: URL(fileURLWithPath: compiled))
+        let damaged = try CLIRunner.run(["evaluate", "--fences", compiled, "--fixes", fixes])
+        #expect(damaged.status == 2 && damaged.stderr.contains("\(compiled): damaged"), "\(damaged.stderr)")
+        try bytes.prefix(1000).write(to: URL(fileURLWithPath: compiled))
+        let short = try CLIRunner.run(["contains", "--fences", compiled, "--fixes", fixes])
+        #expect(short.status == 2 && short.stderr.contains("\(compiled): truncated"), "\(short.stderr)")
+    }
+}

@@ -1,0 +1,79 @@
+import Foundation
+import GeofenceGEOS
+import GeofenceTestSupport
+import Testing
+@testable import GeofenceEngine
+
+/// The Swift geometry checks against GEOS: a polygon certified valid is valid for GEOS, and
+/// Welzl's circle is GEOS's minimum bounding circle.
+@Suite("Polygon checks against GEOS")
+struct PolygonCheckTwinTests {
+    /// A polygon on a coarse grid (many collinear and touching vertices) or a jittered star:
+    /// simple, self-intersecting, spiked, with holes that touch, cross or lie outside.
+    static func polygon(_ rng: inout SplitMix64) -> MultiPolygon {
+        func ring(_ n: Int, cx: Double, cy: Double, r: Double, grid: Bool) -> Ring {
+            var points: [Coordinate] = []
+            for k in 0..<n {
+                var angle = Double(k) / Double(n) * 2 * .pi
+                if rng.chance(0.2) { angle = rng.double(0...(2 * .pi)) }  // out of order: may cross
+                var x = cx + r * rng.double(0.3...1) * Foundation.cos(angle), y = cy + r * rng.double(0.3...1) * Foundation.sin(angle)
+                if grid { x = (x * 1000).rounded() / 1000; y = (y * 1000).rounded() / 1000 }
+                points.append(Coordinate(latitude: y, longitude: x))
+            }
+            return Ring(closing: points)
+        }
+        let grid = rng.chance(0.5)
+        var polygons: [Polygon] = []
+        for part in 0..<(rng.chance(0.2) ? 2 : 1) {
+            let cx = Double(part) * (rng.chance(0.5) ? 0.03 : 0.008)
+            let exterior = ring(rng.chance(0.2) ? rng.int(40...90) : rng.int(3...12), cx: cx, cy: 0, r: 0.01, grid: grid)
+            let holes = (0..<(rng.chance(0.3) ? rng.int(1...2) : 0)).map { _ in
+                ring(rng.int(3...6), cx: cx + rng.double(-0.006...0.006), cy: rng.double(-0.006...0.006), r: rng.double(0.001...0.005), grid: grid)
+            }
+            polygons.append(Polygon(exterior: exterior, holes: holes))
+        }
+        return MultiPolygon(polygons: polygons)
+    }
+
+    @Test("a polygon certified valid is valid for GEOS", arguments: [1, 2, 3] as [UInt64])
+    func certification(seed: UInt64) throws {
+        var rng = SplitMix64(seed: seed)
+        let context = try GEOSContext()
+        var certified = 0, valid = 0
+        for round in 0..<1500 {
+            let shape = Self.polygon(&rng)
+            guard shape.polygons.allSatisfy({ $0.rings.allSatisfy { $0.count >= 4 } }) else { continue }
+            var records = FenceRecords()
+            records.append(Fence(id: "p", shape: .polygon(shape)))
+            var scratch = PolygonValidity.Scratch()
+            let ok = PolygonValidity.certifies(records, 0, scratch: &scratch)
+            let reason = try context.validityProblem(of: shape)
+            let geosValid = reason == nil
+            if ok { certified += 1 }
+            if geosValid { valid += 1 }
+            #expect(!ok || geosValid, "seed \(seed) round \(round): certified, but GEOS says \(reason ?? "")\n\(shape)")
+        }
+        // The test has teeth: most valid polygons are certified, and some are not valid.
+        #expect(certified > valid / 2 && valid < 1400, "seed \(seed): \(certified) certified, \(valid) valid")
+    }
+
+    @Test("Welzl's circle equals GEOS's minimum bounding circle", arguments: [1, 2] as [UInt64])
+    func planarCircle(seed: UInt64) throws {
+        var rng = SplitMix64(seed: seed)
+        let context = try GEOSContext()
+        for round in 0..<2000 {
+            let n = rng.int(2...60)
+            let scale = rng.chance(0.5) ? 1.0 : 20_000.0
+            var points: [SIMD2<Double>] = (0..<n).map { _ in
+                rng.chance(0.3)
+                    ? SIMD2(Double(rng.int(-5...5)), Double(rng.int(-5...5))) * scale  // repeated and collinear points
+                    : SIMD2(rng.double(-1...1), rng.double(-1...1)) * scale
+            }
+            let geos = try context.minimumBoundingCircle(of: points.map { (x: $0.x, y: $0.y) })
+            let mine = MinimumEnclosingCircle.planarCircle(&points)
+            let tolerance = 1e-9 * scale
+            #expect(abs(mine.radius - geos.radius) <= tolerance, "seed \(seed) round \(round): \(mine) against \(geos)")
+            #expect(abs(mine.x - geos.x) <= tolerance && abs(mine.y - geos.y) <= tolerance, "seed \(seed) round \(round): \(mine) against \(geos)")
+        }
+    }
+}
