@@ -28,13 +28,15 @@ struct ContainsCommand: ParsableCommand {
     var repair = false
 
     func run() throws {
+        try OutputFiles.refuseOverlap(outputs: [("--output", output)], inputs: [("--fences", fences), ("--fixes", fixes)])
         let fenceSet = try FenceLoading.load(path: fences, repair: repair)
         if fenceSet.repairedCount > 0 {
             FileHandleText.standardError("\(fences): repaired \(fenceSet.repairedCount) invalid polygon(s) with MakeValid\n")
         }
         let evaluator = try CLIError.reporting { try ContainmentEvaluator(fenceSet: fenceSet) }
         let reader = try CLIError.reporting { try LineBlockReader(path: fixes) }
-        let out = try CLIError.reporting { try output.map { try OutputSink(path: $0) } ?? .standardOutput() }
+        // Opened once the header line is read and good.
+        var out: OutputSink? = nil
 
         var header: FixCSVHeader? = nil
         var tally = RowTally()
@@ -42,13 +44,14 @@ struct ContainsCommand: ParsableCommand {
         var line: [UInt8] = []
         var slots: [Int32] = []
         try CLIError.reporting {
-            try reader.forEachLine { base, start, end, lineNumber in
+            try reader.forEachLine({ base, start, end, lineNumber in
                 guard let columns = header else {
                     do {
                         header = try FixCSVHeader(line: UnsafeRawBufferPointer(start: base + start, count: end - start))
                     } catch let problem as FixCSVHeader.Problem {
                         throw CLIError("\(fixes): line 1: \(problem.reason)")
                     }
+                    out = try output.map { try OutputSink(path: $0) } ?? .standardOutput()
                     return
                 }
                 if end - start == 0 || (end - start == 1 && base[start] == 0x0D) {
@@ -78,12 +81,23 @@ struct ContainsCommand: ParsableCommand {
                     line.append(UInt8(ascii: "]"))
                 }
                 line.append(contentsOf: "}\n".utf8)
-                try out.write(line)
+                try out!.write(line)
+            }, overlongLine: { lineNumber, bytes in
+                guard header != nil else {
+                    throw CLIError("\(fixes): line 1: the header line has \(bytes) bytes, longer than the maximum of \(reader.maximumLineBytes) (is this a CSV text file?)")
+                }
+                tally.read += 1
+                tally.reject("lineLength")
+                line.removeAll(keepingCapacity: true)
+                line.append(contentsOf: "{\"row\":\(tally.read),\"error\":".utf8)
+                JSONWriter.writeString("lineLength: line \(lineNumber): \(bytes) bytes, longer than the maximum of \(reader.maximumLineBytes)", to: &line)
+                line.append(contentsOf: "}\n".utf8)
+                try out!.write(line)
+            })
+            if header == nil {
+                throw CLIError("\(fixes): empty file (expected a header line naming at least device_id,timestamp,lat,lon)")
             }
-            try out.flush()
-        }
-        if header == nil {
-            throw CLIError("\(fixes): empty file (expected a header line naming at least device_id,timestamp,lat,lon)")
+            try out!.commit()
         }
         FileHandleText.standardError(tally.summary(file: fixes) + "\n")
     }

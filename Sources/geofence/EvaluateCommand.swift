@@ -39,7 +39,7 @@ struct EvaluateCommand: ParsableCommand {
     @Option(help: "Write the run's summary here as JSON.")
     var summary: String?
 
-    @Option(help: "Worker threads (default: the number of cores).")
+    @Option(parsing: .unconditional, help: "Worker threads, 1 to 256 (default: the number of cores).")
     var threads: Int?
 
     @Option(help: "Evaluate only shard K of N (K/N, 0 <= K < N) of the devices.")
@@ -48,34 +48,34 @@ struct EvaluateCommand: ParsableCommand {
     @Flag(help: "Input is sorted by device id (byte order), then time: stream it, holding one device at a time. Rows out of order are rejected (reason order).")
     var sortedInput = false
 
-    @Option(help: "Ignore period in seconds: the quiet window each entrance/exit opens.")
+    @Option(parsing: .unconditional, help: "Ignore period in seconds: the quiet window each entrance/exit opens.")
     var ignorePeriod: Double = 30
 
-    @Option(help: "Default dwell time in seconds (a fence's dwellSeconds wins; 0 disables).")
+    @Option(parsing: .unconditional, help: "Default dwell time in seconds (a fence's dwellSeconds wins; 0 disables).")
     var dwell: Double = 60
 
-    @Option(help: "Enter tolerance, as a fraction of the fence radius.")
+    @Option(parsing: .unconditional, help: "Enter tolerance, as a fraction of the fence radius.")
     var enterTolerance: Double = 0
 
-    @Option(help: "Exit tolerance, as a fraction of the fence radius.")
+    @Option(parsing: .unconditional, help: "Exit tolerance, as a fraction of the fence radius.")
     var exitTolerance: Double = 0
 
-    @Option(help: "Fixes with a worse accuracy (metres) are rejected (reason accuracy).")
+    @Option(parsing: .unconditional, help: "Fixes with a worse accuracy (metres) are rejected (reason accuracy).")
     var maxAccuracy: Double = 1000
 
     @Flag(help: "Count a fix as inside when its accuracy circle touches the fence.")
     var accuracyBuffer = false
 
-    @Option(help: "Emit presence for each fence a device is inside at most once per this many seconds (default: off).")
+    @Option(parsing: .unconditional, help: "Emit presence for each fence a device is inside at most once per this many seconds (default: off).")
     var presenceInterval: Double?
 
-    @Option(help: "Seconds a device must stay within --stop-radius for venueConfirmed.")
+    @Option(parsing: .unconditional, help: "Seconds a device must stay within --stop-radius for venueConfirmed.")
     var stopSeconds: Double = 140
 
-    @Option(help: "Metres: the radius of a stop, for venueConfirmed.")
+    @Option(parsing: .unconditional, help: "Metres: the radius of a stop, for venueConfirmed.")
     var stopRadius: Double = 70
 
-    @Option(help: "Places membership TTL in seconds, or 'none'.")
+    @Option(parsing: .unconditional, help: "Places membership TTL in seconds, or 'none'.")
     var ttl: String = "3600"
 
     @Flag(help: "Ignore fences that have a level.")
@@ -91,41 +91,47 @@ struct EvaluateCommand: ParsableCommand {
     var quiet = false
 
     func validate() throws {
-        if let threads, threads < 1 { throw ValidationError("--threads must be at least 1") }
+        try ArgumentCheck.threads(threads)
         if let shard, ShardSpec(shard) == nil { throw ValidationError("--shard must be K/N with 0 <= K < N, got \(shard)") }
-        if ttl != "none" && (Double(ttl) == nil || Double(ttl)! < 0) {
-            throw ValidationError("--ttl must be a number of seconds >= 0, or none")
-        }
-        do { try trackerConfiguration().validate() } catch { throw ValidationError(error.reason) }
+        let configuration = try trackerConfiguration()
+        do throws(TrackerConfigurationError) { try configuration.validate() } catch { throw ArgumentCheck.optionError(error) }
     }
 
-    func trackerConfiguration() -> TrackerConfiguration {
+    func trackerConfiguration() throws(ValidationError) -> TrackerConfiguration {
         TrackerConfiguration(
             ignorePeriod: ignorePeriod, dwell: dwell, enterTolerance: enterTolerance, exitTolerance: exitTolerance,
             maxAccuracy: maxAccuracy, accuracyBuffer: accuracyBuffer, presenceInterval: presenceInterval,
-            stopSeconds: stopSeconds, stopRadius: stopRadius, membershipTTL: ttl == "none" ? nil : Double(ttl),
+            stopSeconds: stopSeconds, stopRadius: stopRadius, membershipTTL: try ArgumentCheck.membershipTTL(ttl),
             levelFences: !noLevelFences, globalFences: !noGlobalFences)
     }
 
     func run() throws {
+        // Nothing is read or written before the outputs are known not to be inputs.
+        try OutputFiles.refuseOverlap(
+            outputs: [("--output", output), ("--summary", summary)], inputs: [("--fences", fences), ("--fixes", fixes)])
         let fenceSet = try FenceLoading.load(path: fences, repair: repair)
         let options = BatchOptions(
-            configuration: trackerConfiguration(), threads: threads ?? Self.coreCount,
+            configuration: try trackerConfiguration(), threads: min(threads ?? Self.coreCount, WorkerPool.maximumThreads),
             shard: shard.flatMap(ShardSpec.init) ?? .all, sortedInput: sortedInput)
         let result: BatchSummary = try CLIError.reporting {
             let evaluator = try BatchEvaluator(fenceSet: fenceSet, options: options)
+            // The fixes' header is checked before an output is opened; outputs are temporary
+            // files until the run is complete, then both appear, the events first.
+            let reader = try evaluator.openFixes(fixes)
             let sink = try output.map { try OutputSink(path: $0) } ?? .standardOutput()
+            let summaryFile = try summary.map { try OutputSink(path: $0) }
             let bar = ProgressBar(totalBytes: Self.fileSize(fixes), quiet: quiet)
-            let result = try evaluator.run(fixes: fixes, output: sink) { rows, bytes in bar.update(rows: rows, bytes: bytes) }
+            let result = try evaluator.run(reader, output: sink) { rows, bytes in bar.update(rows: rows, bytes: bytes) }
             bar.finish()
-            if let summary {
-                let file = try OutputSink(path: summary)
+            if let summaryFile {
                 var bytes: [UInt8] = []
                 JSONWriter.write(result.json, to: &bytes)
                 bytes.append(0x0A)
-                try file.write(bytes)
-                try file.flush()
+                try summaryFile.write(bytes)
+                try summaryFile.flush()
             }
+            try sink.commit()
+            try summaryFile?.commit()
             return result
         }
         if !quiet { FileHandleText.standardError(result.line + "\n") }

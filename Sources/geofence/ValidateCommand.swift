@@ -27,6 +27,7 @@ struct ValidateCommand: ParsableCommand {
     }
 
     func run() throws {
+        try OutputFiles.refuseOverlap(outputs: [("--output", output)], inputs: [("--fences", fences)])
         let report = try FenceLoading.inspect(path: fences, repair: repair)
         let out = OutputSink.standardOutput()
         for repaired in report.repairs {
@@ -65,7 +66,7 @@ struct ValidateCommand: ParsableCommand {
             JSONWriter.write(.object(root), to: &bytes)
             bytes.append(0x0A)
             try sink.write(bytes)
-            try sink.flush()
+            try sink.commit()
         } catch {
             throw CLIError("\(error)")
         }

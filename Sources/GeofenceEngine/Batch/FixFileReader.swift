@@ -9,8 +9,8 @@ public struct FixFileError: Error, Hashable, Sendable, CustomStringConvertible {
 ///
 /// Line numbers are 1-based and count every physical line (the header is line 1), so a
 /// rejected row can be found with `sed -n <line>p`.
-final class FixFileReader {
-    let path: String
+package final class FixFileReader {
+    package let path: String
     let header: FixCSVHeader
     private let reader: LineBlockReader
     /// The data after the header in the first block, not yet handed out.
@@ -21,27 +21,41 @@ final class FixFileReader {
     private var scratch: [ScratchMemory] = []
 
     /// Opens the file and reads its header.
-    init(path: String, blockSize: Int = 8 << 20) throws(FixFileError) {
+    /// - Throws: ``FixFileError`` for an unreadable or empty file, or a bad header line (a
+    ///   header longer than `maximumLineBytes` included).
+    init(path: String, blockSize: Int = 8 << 20, maximumLineBytes: Int = LineBlockReader.defaultMaximumLineBytes)
+        throws(FixFileError)
+    {
         self.path = path
         do {
-            reader = try LineBlockReader(path: path, blockSize: blockSize)
+            reader = try LineBlockReader(path: path, blockSize: blockSize, maximumLineBytes: maximumLineBytes)
         } catch {
             throw FixFileError(path: path, reason: error.reason)
         }
-        let first: UnsafeRawBufferPointer?
-        do { first = try reader.nextBlock() } catch { throw FixFileError(path: path, reason: error.reason) }
-        guard let first, first.count > 0 else {
+        let chunk: LineBlockReader.Chunk?
+        do { chunk = try reader.nextChunk() } catch { throw FixFileError(path: path, reason: error.reason) }
+        let first: UnsafeRawBufferPointer
+        switch chunk {
+        case .lines(let block) where block.count > 0:
+            first = block
+        case .overlongLine(let bytes):
+            throw FixFileError(path: path, reason: Self.longHeader(bytes, maximum: maximumLineBytes))
+        default:
             throw FixFileError(path: path, reason: "empty file (expected a header line naming at least device_id,timestamp,lat,lon)")
         }
         let bytes = first.bindMemory(to: UInt8.self)
-        var end = 0
-        while end < bytes.count && bytes[end] != 0x0A { end += 1 }
+        let end = Platform.firstLineBreak(in: bytes.baseAddress!, from: 0, to: bytes.count)
+        if end > maximumLineBytes { throw FixFileError(path: path, reason: Self.longHeader(end, maximum: maximumLineBytes)) }
         do {
             header = try FixCSVHeader(line: UnsafeRawBufferPointer(rebasing: first[0..<end]))
         } catch {
             throw FixFileError(path: path, reason: "line 1: \(error.reason)")
         }
         firstBlockRest = end + 1 < first.count ? UnsafeRawBufferPointer(rebasing: first[(end + 1)...]) : nil
+    }
+
+    static func longHeader(_ bytes: Int, maximum: Int) -> String {
+        "line 1: the header line has \(bytes) bytes or more, longer than the maximum of \(maximum) (is this a CSV text file?)"
     }
 
     /// True when the file has an accuracy or a level column (the store then keeps them).
@@ -70,11 +84,15 @@ final class FixFileReader {
             block = rest
             firstBlockRest = nil
         } else {
-            do {
-                guard let next = try reader.nextBlock() else { return nil }
-                block = next
-            } catch {
-                throw FixFileError(path: path, reason: error.reason)
+            let chunk: LineBlockReader.Chunk?
+            do { chunk = try reader.nextChunk() } catch { throw FixFileError(path: path, reason: error.reason) }
+            switch chunk {
+            case nil:
+                return nil
+            case .overlongLine(let bytes):
+                return number([ParsedSlice.overlongLine(bytes: bytes, policy: policy, firstSlot: store.used)])
+            case .lines(let lines):
+                block = lines
             }
         }
         let p = block.baseAddress!.assumingMemoryBound(to: UInt8.self)
@@ -90,23 +108,53 @@ final class FixFileReader {
             return slot
         }
         if let problem = store.reserve(slot) { throw FixFileError(path: path, reason: problem) }
-        store.used = slot
+        try prepareMemory(bounds: bounds, keepLines: keepLines, keepsExtras: store.keepsExtras, threads: pool.threads)
         let header = self.header
         let results = DisjointSlots<ParsedSlice?>(repeating: nil, count: bounds.count)
         let target = store.writer
-        while scratch.count < pool.threads { scratch.append(ScratchMemory()) }
         let scratch = self.scratch
         pool.run(count: bounds.count) { i, worker in
             results[i] = ParsedSlice.parse(
                 base.pointer, bounds[i].0, bounds[i].1, header: header, policy: policy,
                 into: target, firstSlot: firstSlots[i], keepLines: keepLines, scratch: scratch[worker])
         }
-        var slices = results.storage.map { $0! }
+        let slices = results.storage.map { $0! }
+        // The next block starts after the last row written, not after the last slot this
+        // block could have used: the store grows with the rows, not with the file's bytes.
+        store.used = slices.last.map { $0.firstSlot + $0.rowCount } ?? store.used
+        return number(slices)
+    }
+
+    /// Gives the slices their absolute first line numbers.
+    private func number(_ slices: [ParsedSlice]) -> [ParsedSlice] {
+        var slices = slices
         for i in slices.indices {
             slices[i].firstLine = nextLine
             nextLine += slices[i].lineCount
         }
         return slices
+    }
+
+    /// Sizes each parsing thread's scratch for the block's largest slice and checks that the
+    /// slices' own allocations can be had (``MemoryHeadroom``), on this thread, where a refusal
+    /// is an error and not a trap in a worker.
+    ///
+    /// A slice of n bytes stages at most n / 8 + 1 rows; its ids, their hashes and its table
+    /// take at most about 4 bytes per byte of the slice (every row a new device).
+    private func prepareMemory(bounds: [(Int, Int)], keepLines: Bool, keepsExtras: Bool, threads: Int) throws(FixFileError) {
+        let largest = bounds.map { $0.1 - $0.0 }.max() ?? 0
+        while scratch.count < threads { scratch.append(ScratchMemory()) }
+        if !keepLines {
+            let rowBytes = MemoryLayout<FixStore.Core>.stride + MemoryLayout<UInt32>.stride
+                + (keepsExtras ? MemoryLayout<FixStore.Extras>.stride : 0)
+            for k in 0..<Swift.min(threads, bounds.count) where !scratch[k].prepare((largest / 8 + 1) * rowBytes) {
+                throw FixFileError(path: path, reason: MemoryHeadroom.message(bytes: (largest / 8 + 1) * rowBytes, for: "a parsing thread's scratch"))
+            }
+        }
+        let slicesBytes = bounds.reduce(0) { $0 + ($1.1 - $1.0) } * 4
+        if let problem = MemoryHeadroom.refusal(bytes: slicesBytes, for: "parsing a block of rows") {
+            throw FixFileError(path: path, reason: problem)
+        }
     }
 
     /// Cuts `[0, count)` into up to `parts` ranges of whole lines.

@@ -34,10 +34,8 @@ struct SortedInputGrouper {
     mutating func add(_ slice: ParsedSlice, store: FixStore, summary: inout BatchSummary) {
         // Rejections and rows of a slice interleave by line; the tally wants ascending lines
         // per reason, which each list already has.
-        for rejection in slice.rejections {
-            summary.rejections.add(rejection.reason, line: slice.firstLine + Int(rejection.relativeLine), message: rejection.message)
-        }
-        summary.rowsRead += slice.rowCount + slice.rejections.count
+        slice.addRejections(to: &summary.rejections)
+        summary.rowsRead += slice.rowCount + slice.rejectedRows
         summary.blankLines += slice.blankLines
         summary.otherShardRows += slice.otherShardRows
         var ids: [[UInt8]] = []
