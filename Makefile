@@ -3,7 +3,7 @@
 SWIFT ?= swift
 RELEASE := .build/release
 
-.PHONY: deps build run test bench clean
+.PHONY: deps build run test bench fuzz sanitize clean
 
 deps:
 	@bash scripts/ensure-deps.sh
@@ -20,8 +20,40 @@ run: build
 	@echo "First events (out/events.ndjson):"
 	@head -n 5 out/events.ndjson
 
+# The whole suite, in a temporary folder of its own: what a test leaves behind there (other
+# than SwiftPM's own TemporaryDirectory.* folders) fails the run.
 test: deps
-	$(SWIFT) test
+	@tmp=$$(mktemp -d); TMPDIR=$$tmp $(SWIFT) test; status=$$?; \
+	left=$$(ls -A $$tmp | grep -v '^TemporaryDirectory\.'); rm -rf $$tmp; \
+	if [ -n "$$left" ]; then echo "make test: the tests left files in the temporary folder:"; echo "$$left"; exit 1; fi; \
+	exit $$status
+
+# libFuzzer targets (Fuzz/README.md), each run for FUZZ_SECONDS seconds from the committed
+# seeds (Fuzz/corpus/<target>) and its working corpus (.build-fuzz/corpus/<target>, not in
+# git); a crash is written to Fuzz/crashes/<target>/ and fails the run.
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS ?= geojson csv-row timestamp snapshot
+FUZZ_BUILD := .build-fuzz
+FUZZ_FLAGS := -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library -Xswiftc -DGEOFENCE_FUZZ
+
+fuzz: deps
+	@for t in $(FUZZ_TARGETS); do \
+		$(SWIFT) build --scratch-path $(FUZZ_BUILD) --product fuzz-$$t $(FUZZ_FLAGS) || exit 1; \
+	done
+	@status=0; for t in $(FUZZ_TARGETS); do \
+		mkdir -p $(FUZZ_BUILD)/corpus/$$t Fuzz/crashes/$$t; \
+		echo "fuzz-$$t: $(FUZZ_SECONDS) s"; \
+		ASAN_OPTIONS=detect_leaks=0 $(FUZZ_BUILD)/debug/fuzz-$$t -max_total_time=$(FUZZ_SECONDS) -max_len=65536 \
+			-artifact_prefix=Fuzz/crashes/$$t/ -print_final_stats=1 $(FUZZ_BUILD)/corpus/$$t Fuzz/corpus/$$t \
+			2>$(FUZZ_BUILD)/fuzz-$$t.log || { status=1; echo "fuzz-$$t: CRASH, see Fuzz/crashes/$$t/ and $(FUZZ_BUILD)/fuzz-$$t.log"; }; \
+		grep -E "^stat::number_of_executed_units|^stat::new_units_added" $(FUZZ_BUILD)/fuzz-$$t.log | tr '\n' ' '; echo; \
+	done; exit $$status
+
+# The suite under ThreadSanitizer, then AddressSanitizer (each in a build folder of its own;
+# the tests that bound memory or limit the address space skip themselves under sanitizers).
+sanitize: deps
+	$(SWIFT) test --scratch-path .build-tsan --sanitize=thread
+	$(SWIFT) test --scratch-path .build-asan --sanitize=address
 
 # The benchmark suite; set PEERS_DATA to the folder ../shared/peers/gen.py wrote to use the
 # peers' world (else a world generated in Swift is used).
@@ -31,4 +63,4 @@ bench: deps
 	$(RELEASE)/geofence-bench suite --json out/bench.json --svg out/bench.svg
 
 clean:
-	rm -rf .build out
+	rm -rf .build .build-fuzz .build-tsan .build-asan out

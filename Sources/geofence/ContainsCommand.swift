@@ -7,11 +7,12 @@ struct ContainsCommand: ParsableCommand {
         commandName: "contains",
         abstract: "For each fix of a CSV file, list the fences that contain it (NDJSON, input order).",
         discussion: """
-            Fixes: CSV with a header naming at least device_id,timestamp,lat,lon (optional
-            accuracy, level), in any order; timestamp as epoch milliseconds or ISO-8601 with a
-            zone. Output: one line per data row, {"row":N,"geofenceIds":[...]} with ids sorted
-            ascending, or {"row":N,"error":"<reason>"} for a rejected row (N counts data rows
-            from 1). Blank lines are not rows; the summary on standard error counts them.
+            Fixes: CSV with a header naming at least device_id,timestamp,lat,lon (optional \
+            accuracy, level), in any order; timestamp as epoch milliseconds or ISO-8601 with a \
+            zone. Output: one line per data row, {"row":N,"geofenceIds":[...]} with ids sorted \
+            ascending, or {"row":N,"error":"<reason>"} for a rejected row (N counts data rows \
+            from 1; reasons parse, coordinate, lineLength for a line longer than 1 MiB). Blank \
+            lines are not rows; the summary on standard error counts them.
             """
     )
 
@@ -84,13 +85,13 @@ struct ContainsCommand: ParsableCommand {
                 try out!.write(line)
             }, overlongLine: { lineNumber, bytes in
                 guard header != nil else {
-                    throw CLIError("\(fixes): line 1: the header line has \(bytes) bytes, longer than the maximum of \(reader.maximumLineBytes) (is this a CSV text file?)")
+                    throw CLIError("\(fixes): line 1: the header line has \(bytes) bytes or more, longer than the maximum of \(reader.maximumLineBytes) (is this a CSV text file?)")
                 }
                 tally.read += 1
                 tally.reject("lineLength")
                 line.removeAll(keepingCapacity: true)
                 line.append(contentsOf: "{\"row\":\(tally.read),\"error\":".utf8)
-                JSONWriter.writeString("lineLength: line \(lineNumber): \(bytes) bytes, longer than the maximum of \(reader.maximumLineBytes)", to: &line)
+                JSONWriter.writeString("lineLength: line \(lineNumber): \(bytes) bytes or more, longer than the maximum of \(reader.maximumLineBytes)", to: &line)
                 line.append(contentsOf: "}\n".utf8)
                 try out!.write(line)
             })

@@ -7,23 +7,27 @@ struct EvaluateCommand: ParsableCommand {
         commandName: "evaluate",
         abstract: "Turn location fixes (CSV) into geofence events (NDJSON), on every core.",
         discussion: """
-            Fixes: CSV with a header naming at least device_id,timestamp,lat,lon (optional
-            accuracy, level) in any order; timestamp as epoch milliseconds or ISO-8601 with a
-            zone; quoted fields, CRLF and a UTF-8 BOM accepted. Rows may come in any order:
+            Fixes: CSV with a header naming at least device_id,timestamp,lat,lon (optional \
+            accuracy, level) in any order; timestamp as epoch milliseconds or ISO-8601 with a \
+            zone; quoted fields, CRLF and a UTF-8 BOM accepted. Rows may come in any order: \
             they are grouped by device and put in time order (stable for equal timestamps).
 
-            Output: one event per line, ordered by device id, then timestamp, then fence id:
-            {"eventType","timestamp" (ms),"deviceId","geofenceId","lat","lng","radius" (m),
-            "level" (when the fence has one),"geofenceProperties"}. Events that fall due after a
-            device's last fix (an exit or dwell still in its window) are emitted at the end of
-            that device, with their due time, as if the device stayed where its last fix was.
+            Output: one event per line, ordered by device id, then timestamp, then fence id: \
+            {"eventType","timestamp" (ms),"deviceId","geofenceId","lat","lng","radius" (m), \
+            "level" (when the fence has one),"geofenceProperties"}. Events that fall due after a \
+            device's last fix (an exit or dwell still in its window) are emitted at the end of \
+            that device, with their due time, as if the device stayed where its last fix was. \
+            --output and --summary files appear complete at the end of the run, or not at all \
+            (the previous file stays); neither may name an input.
 
-            The same output, byte for byte, for any --threads. With --shard K/N only devices
-            whose 64-bit FNV-1a hash of the id (UTF-8) is K mod N are evaluated; `geofence merge`
+            The same output, byte for byte, for any --threads. With --shard K/N only devices \
+            whose 64-bit FNV-1a hash of the id (UTF-8) is K mod N are evaluated; `geofence merge` \
             joins the shard outputs into the one-process output.
 
-            Exit status 0 even when rows were rejected (the summary counts them by reason, with
-            line numbers); 2 for bad arguments or unreadable input.
+            Rejected rows are counted by reason, with line numbers: parse, coordinate, \
+            accuracy, order (--sorted-input), encoding (a device id that is not UTF-8), \
+            lineLength (a line longer than 1 MiB). Exit status 0 even when rows were rejected; \
+            2 for bad arguments, unreadable input, or memory or threads the system refuses.
             """
     )
 

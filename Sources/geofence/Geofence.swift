@@ -18,6 +18,7 @@ struct Geofence: ParsableCommand {
 
     static func main() {
         let arguments = Array(CommandLine.arguments.dropFirst())
+        Platform.shareOneHeapUnderAddressSpaceLimit()
         do {
             try ArgumentCheck.refuseEmptyValues(arguments)
             var command = try parseAsRoot(arguments)

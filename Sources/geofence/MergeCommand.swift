@@ -8,9 +8,10 @@ struct MergeCommand: ParsableCommand {
         commandName: "merge",
         abstract: "Merge the event files of `evaluate --shard K/N` runs (byte-identical to one unsharded run).",
         discussion: """
-            Each shard's events are ordered by device id and a device lives in one shard only,
-            so the merge interleaves whole devices in ascending id order (UTF-8 byte order).
-            It fails, naming the file, when an input is not ordered or two inputs share a device.
+            Each shard's events are ordered by device id and a device lives in one shard only, \
+            so the merge interleaves whole devices in ascending id order (UTF-8 byte order). \
+            It fails, naming the file, when an input is not ordered or two inputs share a \
+            device; --output then keeps its previous file.
             """
     )
 

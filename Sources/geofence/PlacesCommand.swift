@@ -8,16 +8,18 @@ struct PlacesCommand: ParsableCommand {
         commandName: "places",
         abstract: "Replay OS region signals and print each device's Places states after every row (NDJSON).",
         discussion: """
-            Signals: CSV with the header timestamp,device_id,signal,geofence_id,lat,lon (any
-            column order; optional level and accuracy columns are used by nearby); timestamp
-            as epoch milliseconds or ISO-8601 with a zone. signal is entry or exit (needs
-            geofence_id; applied as given, no geometry test) or nearby (needs lat,lon; the
+            Signals: CSV with the header timestamp,device_id,signal,geofence_id,lat,lon (any \
+            column order; optional level and accuracy columns are used by nearby); timestamp \
+            as epoch milliseconds or ISO-8601 with a zone. signal is entry or exit (needs \
+            geofence_id; applied as given, no geometry test) or nearby (needs lat,lon; the \
             entered set becomes the fences containing the point). Rows apply in input order.
-            Output: one line per data row, {"row":N,"deviceId":"..","current":..,
-            "lastEntered":..,"lastExited":..,"entered":[..]} (states right after the row;
-            null when none or expired; entered sorted by id), or {"row":N,"error":".."} for a
-            bad row, which changes nothing: unreadable (parse), an unknown fence id
-            (unknownFence), a bad coordinate or accuracy, or a time earlier than the
+
+            Output: one line per data row, {"row":N,"deviceId":"..","current":.., \
+            "lastEntered":..,"lastExited":..,"entered":[..]} (states right after the row; \
+            null when none or expired; entered sorted by id), or {"row":N,"error":".."} for a \
+            bad row, which changes nothing: unreadable (parse), a field that is not UTF-8 \
+            (encoding), a line longer than 1 MiB (lineLength), an unknown fence id \
+            (unknownFence), a bad coordinate or accuracy, or a time earlier than the \
             device's previous row (order).
             """
     )
@@ -93,12 +95,12 @@ struct PlacesCommand: ParsableCommand {
                 try out!.write(text)
             }, overlongLine: { lineNumber, bytes in
                 guard header != nil else {
-                    throw CLIError("\(signals): line 1: the header line has \(bytes) bytes, longer than the maximum of \(reader.maximumLineBytes) (is this a CSV text file?)")
+                    throw CLIError("\(signals): line 1: the header line has \(bytes) bytes or more, longer than the maximum of \(reader.maximumLineBytes) (is this a CSV text file?)")
                 }
                 tally.read += 1
                 tally.reject("lineLength")
                 var text: [UInt8] = Array("{\"row\":\(tally.read),\"error\":".utf8)
-                JSONWriter.writeString("lineLength: line \(lineNumber): \(bytes) bytes, longer than the maximum of \(reader.maximumLineBytes)", to: &text)
+                JSONWriter.writeString("lineLength: line \(lineNumber): \(bytes) bytes or more, longer than the maximum of \(reader.maximumLineBytes)", to: &text)
                 text.append(contentsOf: "}\n".utf8)
                 try out!.write(text)
             })

@@ -7,8 +7,8 @@ struct ValidateCommand: ParsableCommand {
         commandName: "validate",
         abstract: "Check a GeoJSON fence file; optionally repair invalid polygons with GEOS MakeValid.",
         discussion: """
-            Prints `feature <index> (<id>): <reason>` for each problem (index 0-based in the
-            FeatureCollection), then a summary line. Exit status 0 when no problem remains,
+            Prints `feature <index> (<id>): <reason>` for each problem (index 0-based in the \
+            FeatureCollection), then a summary line. Exit status 0 when no problem remains, \
             1 when one does, 2 when the file cannot be read as a FeatureCollection.
             """
     )

@@ -143,16 +143,18 @@ public final class BatchEvaluator {
         try writer.drain()
     }
 
-    /// Output bytes per fix assumed for the first window's memory check (about two event
-    /// lines a fix; later windows use what the previous one measured).
-    static let initialLineBytesPerFix = 400.0
+    /// Output bytes per fix assumed for the first window's memory check (about one event
+    /// line a fix; later windows use what the previous one measured, and the headroom
+    /// margin absorbs a first window with more).
+    static let initialLineBytesPerFix = 200.0
 
     /// Checks that a window of `fixes` fixes can be evaluated and written: its lines (as many
-    /// bytes a fix as the last window had, with room for more) while the previous window's
-    /// are still held, and the largest device's fixes gathered on each thread.
+    /// bytes a fix as the last window had, twice over for the arrays' growth; the previous
+    /// window's lines, still being written, are already held) and the largest device's
+    /// fixes gathered on each thread.
     /// - Throws: ``FixFileError`` naming the file when the memory is refused.
     private func checkMemory(fixes: Int, largestDevice: Int, lineBytesPerFix: Double, file: String) throws(FixFileError) {
-        let lines = Int(Swift.max(lineBytesPerFix, 64) * 3) * fixes
+        let lines = Int(Swift.max(lineBytesPerFix, 64) * 2) * fixes
         let gathered = largestDevice * MemoryLayout<FixRecord>.stride * 2 * pool.threads
         if let problem = MemoryHeadroom.refusal(bytes: lines + gathered, for: "evaluating a window of \(fixes) fixes") {
             throw FixFileError(path: file, reason: problem)
@@ -179,13 +181,12 @@ public final class BatchEvaluator {
         }
         while true {
             store.used = 0
-            // The open device may grow by a whole block's rows (an array doubling: twice that).
-            let growth = (grouper.openRows + options.blockSize / 8) * MemoryLayout<FixRecord>.stride * 2
-            if let problem = MemoryHeadroom.refusal(bytes: growth, for: "holding the current device (--sorted-input)") {
-                throw FixFileError(path: reader.path, reason: problem)
-            }
             guard let slices = try reader.nextSlices(pool: pool, policy: policy, store: store, keepLines: true) else { break }
-            for slice in slices { grouper.add(slice, store: store, summary: &summary) }
+            for slice in slices {
+                if let problem = grouper.add(slice, store: store, summary: &summary) {
+                    throw FixFileError(path: reader.path, reason: problem)
+                }
+            }
             let ready = grouper.takeCompleteDevices()
             let fixes = ready.reduce(0) { $0 + $1.fixes.count }
             largest = max(largest, fixes + grouper.openRows)

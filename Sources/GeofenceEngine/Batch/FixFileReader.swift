@@ -16,8 +16,8 @@ package final class FixFileReader {
     /// The data after the header in the first block, not yet handed out.
     private var firstBlockRest: UnsafeRawBufferPointer?
     private var nextLine = 2
-    /// Each parsing thread's scratch, where it stages a slice before placing it in the store
-    /// (``FixStore/Writer/place(from:count:at:deviceCount:)``); indexed by worker.
+    /// Each slice's scratch, where it is staged before it is placed in the store
+    /// (``FixStore/Writer/place(from:count:at:deviceCount:)``); indexed by slice.
     private var scratch: [ScratchMemory] = []
 
     /// Opens the file and reads its header.
@@ -73,9 +73,13 @@ package final class FixFileReader {
     /// up to `pool.threads` slices (in file order), or returns nil at the end of the file.
     /// The slices' `firstLine` are absolute line numbers; `store.used` moves past the block.
     ///
-    /// Every slice knows its slots before any row is parsed and writes its rows in place.
-    /// - Throws: ``FixFileError`` when the file cannot be read or has more lines than the
-    ///   store can address (``FixStore/maximumSlots``).
+    /// Without `keepLines` each slice stages its rows in its own scratch, and once every
+    /// slice's row count is known the slices are placed one after the other (in parallel):
+    /// the store grows by the block's rows, no more. With `keepLines` (the streaming path,
+    /// whose store holds one block) each slice writes its rows in place, at slots known
+    /// before any row is parsed.
+    /// - Throws: ``FixFileError`` when the file cannot be read, memory is refused, or it
+    ///   has more lines than the store can address (``FixStore/maximumSlots``).
     func nextSlices(pool: WorkerPool, policy: FixRowPolicy, store: FixStore, keepLines: Bool = false)
         throws(FixFileError) -> [ParsedSlice]?
     {
@@ -98,30 +102,49 @@ package final class FixFileReader {
         let p = block.baseAddress!.assumingMemoryBound(to: UInt8.self)
         let bounds = Self.sliceBounds(p, count: block.count, parts: block.count < 1 << 16 ? 1 : pool.threads)
         let base = SendablePointer(p)
-        // An accepted row holds at least "a,1,0,0" and a line break, so a slice of n bytes
-        // has at most n / 8 + 1 of them: each slice gets that many slots, known before any
-        // row is parsed. The slots its shorter or rejected lines leave unused are never
-        // written, so they take address space, not memory.
-        var slot = store.used
-        let firstSlots = bounds.map { bound in
-            defer { slot += (bound.1 - bound.0) / 8 + 1 }
-            return slot
-        }
-        if let problem = store.reserve(slot) { throw FixFileError(path: path, reason: problem) }
-        try prepareMemory(bounds: bounds, keepLines: keepLines, keepsExtras: store.keepsExtras, threads: pool.threads)
+        try prepareMemory(bounds: bounds, keepLines: keepLines, keepsExtras: store.keepsExtras)
         let header = self.header
         let results = DisjointSlots<ParsedSlice?>(repeating: nil, count: bounds.count)
-        let target = store.writer
         let scratch = self.scratch
-        pool.run(count: bounds.count) { i, worker in
+        // An accepted row holds at least "a,1,0,0" and a line break, so a slice of n bytes
+        // has at most n / 8 + 1 of them.
+        let capacities = bounds.map { ($0.1 - $0.0) / 8 + 1 }
+        var slot = store.used
+        if keepLines {
+            let firstSlots = capacities.map { capacity in
+                defer { slot += capacity }
+                return slot
+            }
+            if let problem = store.reserve(slot) { throw FixFileError(path: path, reason: problem) }
+            let target = store.writer
+            pool.run(count: bounds.count) { i, _ in
+                results[i] = ParsedSlice.parse(
+                    base.pointer, bounds[i].0, bounds[i].1, header: header, policy: policy,
+                    into: target, firstSlot: firstSlots[i], keepLines: true, scratch: scratch[i])
+            }
+            store.used = slot
+            return number(results.storage.map { $0! })
+        }
+        let staging = store.writer
+        pool.run(count: bounds.count) { i, _ in
             results[i] = ParsedSlice.parse(
                 base.pointer, bounds[i].0, bounds[i].1, header: header, policy: policy,
-                into: target, firstSlot: firstSlots[i], keepLines: keepLines, scratch: scratch[worker])
+                into: staging, firstSlot: 0, keepLines: false, scratch: scratch[i])
         }
-        let slices = results.storage.map { $0! }
-        // The next block starts after the last row written, not after the last slot this
-        // block could have used: the store grows with the rows, not with the file's bytes.
-        store.used = slices.last.map { $0.firstSlot + $0.rowCount } ?? store.used
+        var slices = results.storage.map { $0! }
+        for i in slices.indices {
+            slices[i].firstSlot = slot
+            slot += slices[i].rowCount
+        }
+        if let problem = store.reserve(slot) { throw FixFileError(path: path, reason: problem) }
+        let target = store.writer, keepsExtras = store.keepsExtras
+        let placements = slices.map { (first: $0.firstSlot, count: $0.rowCount, devices: $0.interner.count) }
+        pool.run(count: bounds.count) { i, _ in
+            let staged = FixStore.Writer.staging(in: scratch[i], rows: capacities[i], keepsExtras: keepsExtras)
+            let placement = placements[i]
+            target.place(from: staged, count: placement.count, at: placement.first, deviceCount: placement.devices)
+        }
+        store.used = slot
         return number(slices)
     }
 
@@ -135,23 +158,26 @@ package final class FixFileReader {
         return slices
     }
 
-    /// Sizes each parsing thread's scratch for the block's largest slice and checks that the
-    /// slices' own allocations can be had (``MemoryHeadroom``), on this thread, where a refusal
-    /// is an error and not a trap in a worker.
+    /// Sizes each slice's scratch (staged rows) and checks that the slices' own allocations
+    /// can be had (``MemoryHeadroom``), on this thread, where a refusal is an error and not
+    /// a trap in a worker.
     ///
-    /// A slice of n bytes stages at most n / 8 + 1 rows; its ids, their hashes and its table
-    /// take at most about 4 bytes per byte of the slice (every row a new device).
-    private func prepareMemory(bounds: [(Int, Int)], keepLines: Bool, keepsExtras: Bool, threads: Int) throws(FixFileError) {
-        let largest = bounds.map { $0.1 - $0.0 }.max() ?? 0
-        while scratch.count < threads { scratch.append(ScratchMemory()) }
+    /// A slice of n bytes stages at most n / 8 + 1 rows; its new ids, their offsets and
+    /// hashes take about its size again (the margin covers the rest of the worst case, every
+    /// row a new device).
+    private func prepareMemory(bounds: [(Int, Int)], keepLines: Bool, keepsExtras: Bool) throws(FixFileError) {
+        while scratch.count < bounds.count { scratch.append(ScratchMemory()) }
         if !keepLines {
             let rowBytes = MemoryLayout<FixStore.Core>.stride + MemoryLayout<UInt32>.stride
                 + (keepsExtras ? MemoryLayout<FixStore.Extras>.stride : 0)
-            for k in 0..<Swift.min(threads, bounds.count) where !scratch[k].prepare((largest / 8 + 1) * rowBytes) {
-                throw FixFileError(path: path, reason: MemoryHeadroom.message(bytes: (largest / 8 + 1) * rowBytes, for: "a parsing thread's scratch"))
+            for (k, bound) in bounds.enumerated() {
+                let bytes = ((bound.1 - bound.0) / 8 + 1) * rowBytes
+                if !scratch[k].prepare(bytes) {
+                    throw FixFileError(path: path, reason: MemoryHeadroom.message(bytes: bytes, for: "staging a slice of rows"))
+                }
             }
         }
-        let slicesBytes = bounds.reduce(0) { $0 + ($1.1 - $1.0) } * 4
+        let slicesBytes = bounds.reduce(0) { $0 + ($1.1 - $1.0) }
         if let problem = MemoryHeadroom.refusal(bytes: slicesBytes, for: "parsing a block of rows") {
             throw FixFileError(path: path, reason: problem)
         }

@@ -95,15 +95,19 @@ public struct FixRowPolicy: Sendable {
     }
 
     func lineLengthMessage(_ bytes: Int) -> String {
-        "line of \(bytes) bytes, longer than the maximum of \(maximumLineBytes) (not read; counted in shard 0)"
+        "line of \(bytes) bytes or more, longer than the maximum of \(maximumLineBytes) (not read; counted in shard 0)"
     }
 }
 
 extension ParsedSlice {
-    /// Parses the lines of `p[start ..< end]` (whole lines; the last may lack its break),
-    /// writing accepted rows to `store` from `firstSlot` on; there must be
-    /// room for `(end - start) / 8 + 1` rows (the most a slice can hold). Unless `keepLines`,
-    /// the rows are staged in `scratch` (the calling thread's own) and stored device by device.
+    /// Parses the lines of `p[start ..< end]` (whole lines; the last may lack its break).
+    ///
+    /// With `keepLines` the accepted rows are written to `store` from `firstSlot` on (there
+    /// must be room for `(end - start) / 8 + 1` rows, the most a slice can hold). Otherwise
+    /// they are staged in `scratch` (``FixStore/Writer/staging(in:rows:keepsExtras:)`` with
+    /// that many rows) for the caller to place device by device once it knows where
+    /// (``FixStore/Writer/place(from:count:at:deviceCount:)``); `store` then only says
+    /// whether accuracy and level are kept.
     ///
     /// - Complexity: O(bytes); allocation only for new devices and rejections.
     static func parse(
@@ -113,8 +117,7 @@ extension ParsedSlice {
         var slice = ParsedSlice()
         slice.firstSlot = firstSlot
         // Rows whose lines are kept go straight to the store, in line order (the streaming
-        // path reads them so); the others are staged in the thread's scratch and placed
-        // device by device (``FixStore/Writer/place(from:count:at:deviceCount:)``).
+        // path reads them so); the others are staged in the slice's scratch.
         let staged = !keepLines
         let target = staged ? FixStore.Writer.staging(in: scratch, rows: (end - start) / 8 + 1, keepsExtras: store.keepsExtras) : store
         let origin = staged ? 0 : firstSlot
@@ -249,7 +252,6 @@ extension ParsedSlice {
         }
         slice.lineCount = Int(line)
         slice.rowCount = slot - origin
-        if staged { store.place(from: target, count: slice.rowCount, at: firstSlot, deviceCount: slice.interner.count) }
         return slice
     }
 }

@@ -81,9 +81,11 @@ package enum FuzzEntries {
             guard let store = FixStore(capacity: rows, keepsExtras: true) else { return }
             let scratch = ScratchMemory()
             guard scratch.prepare(rows * 40) else { return }
-            let slice = ParsedSlice.parse(
-                p, 0, count, header: header, policy: FixRowPolicy(maximumLineBytes: 200), into: store.writer, firstSlot: 0,
-                keepLines: keepLines, scratch: scratch)
+            let slice = withExtendedLifetime(store) {
+                ParsedSlice.parse(
+                    p, 0, count, header: header, policy: FixRowPolicy(maximumLineBytes: 200), into: store.writer, firstSlot: 0,
+                    keepLines: keepLines, scratch: scratch)
+            }
             precondition(slice.lineCount == lines, "slice counted \(slice.lineCount) lines of \(lines)")
             precondition(
                 slice.rowCount + slice.rejectedRows + slice.blankLines + slice.otherShardRows == lines,

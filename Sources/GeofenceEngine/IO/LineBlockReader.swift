@@ -3,7 +3,8 @@
 ///
 /// A regular file is mapped and its blocks are views of the page cache (no copy; the pages
 /// of blocks already handed out are dropped from the process as it goes, so resident memory
-/// stays about two blocks). Pipes and devices are read block by block into a buffer: one
+/// stays about two blocks); under an address-space limit (`ulimit -v`), which would count
+/// the whole mapping, it is read like a pipe. Pipes and devices are read block by block into a buffer: one
 /// block (default 8 MiB), or the longest line when that is longer, whatever the input's size.
 /// A mapped file must not shrink while it is read (a truncated mapping is a bus error):
 /// inputs that may change go through a pipe (`cat file |` … `--fixes /dev/stdin`).
@@ -22,8 +23,10 @@ public final class LineBlockReader {
         /// A block of whole lines (the last block may end without a line break). The bytes
         /// stay valid until the next call.
         case lines(UnsafeRawBufferPointer)
-        /// One line longer than ``maximumLineBytes`` (its length, line break not included),
-        /// skipped without being held.
+        /// One line longer than ``maximumLineBytes``, skipped without being held: `bytes` is
+        /// how much of it was seen when it was found too long (at least the maximum). The
+        /// rest of the line is read past on the next call, so an endless line (`/dev/zero`)
+        /// is reported at once.
         case overlongLine(bytes: Int)
     }
 
@@ -55,7 +58,9 @@ public final class LineBlockReader {
         }
         fileSize = status?.kind == .regular ? status?.size : nil
         self.blockSize = max(blockSize, 64)
-        if let size = fileSize, let mapped = Platform.mapReadOnly(fd, size: size) {
+        // Under an address-space limit the mapping would count the whole file against it:
+        // the file is then read block by block, like a pipe.
+        if let size = fileSize, Platform.addressSpaceLimit == nil, let mapped = Platform.mapReadOnly(fd, size: size) {
             // A regular file is read through a mapping: blocks are views of the page cache,
             // with no copy (read(2) copying the file was a tenth of a whole batch run).
             Platform.adviseSequential(mapped.baseAddress!, size: size)
@@ -86,7 +91,7 @@ public final class LineBlockReader {
         case nil: return nil
         case .lines(let block): return block
         case .overlongLine(let bytes):
-            throw FileReadError(path: path, reason: "a line of \(bytes) bytes, longer than the maximum of \(maximumLineBytes)")
+            throw FileReadError(path: path, reason: "a line of \(bytes) bytes or more, longer than the maximum of \(maximumLineBytes)")
         }
     }
 
@@ -96,6 +101,10 @@ public final class LineBlockReader {
     /// - Complexity: O(block size); one `read` call per block in the usual case.
     public func nextChunk() throws(FileReadError) -> Chunk? {
         if let mapping { return nextMappedChunk(mapping) }
+        if skippingLine {
+            skippingLine = false
+            try skipRestOfLine()
+        }
         // Move the carried partial line to the front.
         if carry > 0 && lastBlockEnd > 0 {
             buffer.baseAddress!.copyMemory(from: buffer.baseAddress! + lastBlockEnd, byteCount: carry)  // may overlap
@@ -122,7 +131,13 @@ public final class LineBlockReader {
             while cut > 0 && base[cut - 1] != 0x0A { cut -= 1 }
             if cut == 0 {
                 // One line longer than the buffer: grow up to the longest line, or skip it.
-                if buffer.count > maximumLineBytes { return .overlongLine(bytes: try skipLine(counted: filled)) }
+                if buffer.count > maximumLineBytes {
+                    // Reported now; the rest of the line is skipped on the next call.
+                    skippingLine = true
+                    carry = 0
+                    lastBlockEnd = 0
+                    return .overlongLine(bytes: filled)
+                }
                 try grow(to: min(buffer.count * 2, maximumLineBytes + 1), keeping: filled)
                 continue
             }
@@ -140,10 +155,9 @@ public final class LineBlockReader {
         return n
     }
 
-    /// Reads past the rest of a line whose first `counted` bytes filled the buffer, keeping
-    /// what follows its line break as the carry. Returns the line's length.
-    private func skipLine(counted: Int) throws(FileReadError) -> Int {
-        var length = counted
+    /// Reads past the rest of a line already reported too long, keeping what follows its
+    /// line break as the carry.
+    private func skipRestOfLine() throws(FileReadError) {
         let base = buffer.baseAddress!.assumingMemoryBound(to: UInt8.self)
         while true {
             let n = try readMore(at: 0)
@@ -151,17 +165,19 @@ public final class LineBlockReader {
                 atEOF = true
                 carry = 0
                 lastBlockEnd = 0
-                return length
+                return
             }
             let lineBreak = Platform.firstLineBreak(in: base, from: 0, to: n)
             if lineBreak < n {
                 carry = n - lineBreak - 1
                 lastBlockEnd = lineBreak + 1
-                return length + lineBreak
+                return
             }
-            length += n
         }
     }
+
+    /// True when the reader is inside a line reported too long (a pipe or device).
+    private var skippingLine = false
 
     /// Replaces the buffer by one of `size` bytes holding its first `keeping` bytes.
     private func grow(to size: Int, keeping: Int) throws(FileReadError) {
@@ -227,7 +243,7 @@ public final class LineBlockReader {
         func overlong(_ bytes: Int) throws {
             if let overlongLine { return try overlongLine(lineNumber, bytes) }
             throw FileReadError(
-                path: path, reason: "line \(lineNumber): \(bytes) bytes, longer than the maximum of \(maximumLineBytes)")
+                path: path, reason: "line \(lineNumber): \(bytes) bytes or more, longer than the maximum of \(maximumLineBytes)")
         }
         while let chunk = try nextChunk() {
             guard case .lines(let block) = chunk else {

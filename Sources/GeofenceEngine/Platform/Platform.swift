@@ -199,6 +199,32 @@ package enum Platform {
         madvise(UnsafeMutableRawPointer(mutating: base), size, MADV_DONTNEED)
     }
 
+    /// The process's address-space limit in bytes (`ulimit -v`, `prlimit --as`), or nil when
+    /// there is none. Read, never set.
+    package static var addressSpaceLimit: Int? {
+        var limit = rlimit()
+        #if canImport(Glibc)
+        let resource = __rlimit_resource_t(RLIMIT_AS.rawValue)
+        #else
+        let resource = RLIMIT_AS
+        #endif
+        // RLIM_INFINITY is all ones (it does not import as a constant on Linux).
+        guard getrlimit(resource, &limit) == 0, limit.rlim_cur != rlim_t.max else { return nil }
+        return Int(clamping: limit.rlim_cur)
+    }
+
+    /// Under an address-space limit, keeps the C library to one heap for all threads: glibc
+    /// gives each thread that allocates its own heap of 64 MiB of address space (reserved,
+    /// not used), which a limit counts in full. No effect without a limit, or on Darwin.
+    package static func shareOneHeapUnderAddressSpaceLimit() {
+        #if canImport(Glibc)
+        // mallopt is not in the Glibc module (malloc.h): looked up by name. M_ARENA_MAX is -8.
+        guard addressSpaceLimit != nil, let symbol = dlsym(nil, "mallopt") else { return }
+        typealias Mallopt = @convention(c) (Int32, Int32) -> Int32
+        _ = unsafeBitCast(symbol, to: Mallopt.self)(-8, 1)
+        #endif
+    }
+
     /// `malloc`, which returns nil when refused (Swift's allocation traps instead).
     package static func allocate(bytes: Int) -> UnsafeMutableRawPointer? { malloc(bytes) }
 
