@@ -34,11 +34,13 @@ test: deps
 FUZZ_SECONDS ?= 60
 FUZZ_TARGETS ?= geojson csv-row timestamp snapshot
 FUZZ_BUILD := .build-fuzz
-FUZZ_FLAGS := -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library -Xswiftc -DGEOFENCE_FUZZ
+FUZZ_FLAGS := -Xswiftc -sanitize=fuzzer,address -Xswiftc -DGEOFENCE_FUZZ
 
 fuzz: deps
-	@for t in $(FUZZ_TARGETS); do \
-		$(SWIFT) build --scratch-path $(FUZZ_BUILD) --product fuzz-$$t $(FUZZ_FLAGS) || exit 1; \
+	@mkdir -p $(FUZZ_BUILD); for t in $(FUZZ_TARGETS); do \
+		echo "building fuzz-$$t"; \
+		$(SWIFT) build --scratch-path $(FUZZ_BUILD) --product fuzz-$$t $(FUZZ_FLAGS) > $(FUZZ_BUILD)/build-$$t.log 2>&1 \
+			|| { grep -v "Cannot export local symbol" $(FUZZ_BUILD)/build-$$t.log; exit 1; }; \
 	done
 	@status=0; for t in $(FUZZ_TARGETS); do \
 		mkdir -p $(FUZZ_BUILD)/corpus/$$t Fuzz/crashes/$$t; \

@@ -74,10 +74,12 @@ let package = Package(
         ),
         // libFuzzer targets (Fuzz/README.md, `make fuzz`): each calls one entry of
         // GeofenceEngine's FuzzEntries; built without -DGEOFENCE_FUZZ they replay files.
-        .executableTarget(name: "fuzz-geojson", dependencies: ["GeofenceEngine"], path: "Fuzz/fuzz-geojson"),
-        .executableTarget(name: "fuzz-csv-row", dependencies: ["GeofenceEngine"], path: "Fuzz/fuzz-csv-row"),
-        .executableTarget(name: "fuzz-timestamp", dependencies: ["GeofenceEngine"], path: "Fuzz/fuzz-timestamp"),
-        .executableTarget(name: "fuzz-snapshot", dependencies: ["GeofenceEngine"], path: "Fuzz/fuzz-snapshot"),
+        // CLibFuzzer only declares libFuzzer's driver (linked by -sanitize=fuzzer).
+        .target(name: "CLibFuzzer", path: "Fuzz/CLibFuzzer"),
+        .executableTarget(name: "fuzz-geojson", dependencies: ["GeofenceEngine", "CLibFuzzer"], path: "Fuzz/fuzz-geojson"),
+        .executableTarget(name: "fuzz-csv-row", dependencies: ["GeofenceEngine", "CLibFuzzer"], path: "Fuzz/fuzz-csv-row"),
+        .executableTarget(name: "fuzz-timestamp", dependencies: ["GeofenceEngine", "CLibFuzzer"], path: "Fuzz/fuzz-timestamp"),
+        .executableTarget(name: "fuzz-snapshot", dependencies: ["GeofenceEngine", "CLibFuzzer"], path: "Fuzz/fuzz-snapshot"),
         // Shared helpers for the test targets (seeded random generator); not a product.
         .target(name: "GeofenceTestSupport", dependencies: ["GeofenceEngine"], path: "Tests/GeofenceTestSupport"),
         .testTarget(name: "GeofenceGeometryTests", dependencies: ["GeofenceGeometry", "GeofenceTestSupport"]),

@@ -35,10 +35,13 @@ struct OutputSafetyCLITests {
             // Another name for the fixes: a hard link is the same file (device and inode).
             let link = dir.appendingPathComponent("link.csv").path
             try FileManager.default.linkItem(atPath: fixes, toPath: link)
+            let symbolic = dir.appendingPathComponent("symbolic.csv").path
+            try FileManager.default.createSymbolicLink(atPath: symbolic, withDestinationPath: fixes)
             let before = [fences, fixes, signals, events].map { Self.bytes($0) }
             let cases: [[String]] = [
                 ["contains", "--fences", fences, "--fixes", fixes, "--output", fixes],
                 ["contains", "--fences", fences, "--fixes", fixes, "--output", link],
+                ["contains", "--fences", fences, "--fixes", fixes, "--output", symbolic],
                 ["places", "--fences", fences, "--signals", signals, "--output", signals],
                 ["evaluate", "--fences", fences, "--fixes", fixes, "--output", fixes],
                 ["evaluate", "--fences", fences, "--fixes", fixes, "--summary", fixes],
@@ -101,6 +104,15 @@ struct OutputSafetyCLITests {
             let text = String(decoding: Self.bytes(summary) ?? [], as: UTF8.self)
             #expect(text.hasSuffix(",\"complete\":true}\n"), "\(text)")
             #expect(String(decoding: Self.bytes(out) ?? [], as: UTF8.self).split(separator: "\n").count == 2)
+            // A symbolic link stays one: the file it points to is replaced.
+            let real = dir.appendingPathComponent("real.ndjson").path
+            try Data("old\n".utf8).write(to: URL(fileURLWithPath: real))
+            let link = dir.appendingPathComponent("link.ndjson").path
+            try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: real)
+            let viaLink = try CLIRunner.run(["evaluate", "--fences", fences, "--fixes", fixes, "--output", link, "--quiet"])
+            #expect(viaLink.status == 0, "\(viaLink.stderr)")
+            #expect(try FileManager.default.destinationOfSymbolicLink(atPath: link) == real)
+            #expect(Self.bytes(real) == Self.bytes(out))
             // /dev/null is written in place, not replaced by a regular file.
             let null = try CLIRunner.run(["evaluate", "--fences", fences, "--fixes", fixes, "--output", "/dev/null", "--quiet"])
             #expect(null.status == 0, "\(null.stderr)")

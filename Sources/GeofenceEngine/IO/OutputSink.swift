@@ -33,7 +33,8 @@ public final class OutputSink {
     }
 
     /// Starts the file at `path`: a temporary file beside it that ``commit()`` renames over
-    /// it; or, when `path` is a device or a pipe, that device, written as a stream.
+    /// it (over the file a symbolic link points to, when `path` is one); or, when `path` is
+    /// a device or a pipe, that device, written as a stream.
     /// - Throws: ``FileReadError`` naming the file and why it cannot be written.
     public convenience init(path: String) throws(FileReadError) {
         switch Platform.status(atPath: path)?.kind {
@@ -43,7 +44,11 @@ public final class OutputSink {
             let fd = Platform.openExistingForWriting(path)
             guard fd >= 0 else { throw FileReadError(path: path, reason: FileBytes.errnoText("cannot open for writing")) }
             self.init(fd: fd, name: path, owns: true)
-        case .regular, nil:
+        case .regular:
+            // A link keeps pointing where it did: its target is replaced, not the link.
+            let target = Platform.resolvingLinks(path) ?? path
+            self.init(fd: -1, name: path, owns: false, file: try AtomicFileWriter(path: target))
+        case nil:
             self.init(fd: -1, name: path, owns: false, file: try AtomicFileWriter(path: path))
         }
     }

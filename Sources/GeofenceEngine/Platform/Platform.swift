@@ -69,6 +69,13 @@ package enum Platform {
         return FileStatus(st)
     }
 
+    /// The path with its symbolic links resolved (`realpath`), or nil when it does not exist.
+    package static func resolvingLinks(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(UnsafeMutableRawPointer(resolved)) }
+        return String(cString: resolved)
+    }
+
     /// Reads up to `count` bytes; retries when interrupted. Bytes read, 0 at the end, -1 on error.
     package static func read(_ fd: Int32, into buffer: UnsafeMutableRawPointer, count: Int) -> Int {
         while true {
