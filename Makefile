@@ -21,10 +21,10 @@ run: build
 	@head -n 5 out/events.ndjson
 
 # The whole suite, in a temporary folder of its own: what a test leaves behind there (other
-# than SwiftPM's own TemporaryDirectory.* folders) fails the run.
+# than SwiftPM's own TemporaryDirectory.* folders and *.lock files) fails the run.
 test: deps
 	@tmp=$$(mktemp -d); TMPDIR=$$tmp $(SWIFT) test; status=$$?; \
-	left=$$(ls -A $$tmp | grep -v '^TemporaryDirectory\.'); rm -rf $$tmp; \
+	left=$$(ls -A $$tmp | grep -v -e '^TemporaryDirectory\.' -e '\.lock$$'); rm -rf $$tmp; \
 	if [ -n "$$left" ]; then echo "make test: the tests left files in the temporary folder:"; echo "$$left"; exit 1; fi; \
 	exit $$status
 
