@@ -3,7 +3,7 @@
 SWIFT ?= swift
 RELEASE := .build/release
 
-.PHONY: deps build run test bench dist spark-test spark-bench clean
+.PHONY: deps build run test bench fuzz sanitize dist spark-test spark-bench clean
 
 deps:
 	@bash scripts/ensure-deps.sh
@@ -20,8 +20,42 @@ run: build
 	@echo "First events (out/events.ndjson):"
 	@head -n 5 out/events.ndjson
 
+# The whole suite, in a temporary folder of its own: what a test leaves behind there (other
+# than SwiftPM's own TemporaryDirectory.* folders and *.lock files) fails the run.
 test: deps
-	$(SWIFT) test
+	@tmp=$$(mktemp -d); TMPDIR=$$tmp $(SWIFT) test; status=$$?; \
+	left=$$(ls -A $$tmp | grep -v -e '^TemporaryDirectory\.' -e '\.lock$$'); rm -rf $$tmp; \
+	if [ -n "$$left" ]; then echo "make test: the tests left files in the temporary folder:"; echo "$$left"; exit 1; fi; \
+	exit $$status
+
+# libFuzzer targets (Fuzz/README.md), each run for FUZZ_SECONDS seconds from the committed
+# seeds (Fuzz/corpus/<target>) and its working corpus (.build-fuzz/corpus/<target>, not in
+# git); a crash is written to Fuzz/crashes/<target>/ and fails the run.
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS ?= geojson csv-row timestamp snapshot fence-file
+FUZZ_BUILD := .build-fuzz
+FUZZ_FLAGS := -Xswiftc -sanitize=fuzzer,address -Xswiftc -DGEOFENCE_FUZZ
+
+fuzz: deps
+	@mkdir -p $(FUZZ_BUILD); for t in $(FUZZ_TARGETS); do \
+		echo "building fuzz-$$t"; \
+		$(SWIFT) build --scratch-path $(FUZZ_BUILD) --product fuzz-$$t $(FUZZ_FLAGS) > $(FUZZ_BUILD)/build-$$t.log 2>&1 \
+			|| { grep -v "Cannot export local symbol" $(FUZZ_BUILD)/build-$$t.log; exit 1; }; \
+	done
+	@status=0; for t in $(FUZZ_TARGETS); do \
+		mkdir -p $(FUZZ_BUILD)/corpus/$$t Fuzz/crashes/$$t; \
+		echo "fuzz-$$t: $(FUZZ_SECONDS) s"; \
+		ASAN_OPTIONS=detect_leaks=0 $(FUZZ_BUILD)/debug/fuzz-$$t -max_total_time=$(FUZZ_SECONDS) -max_len=65536 \
+			-artifact_prefix=Fuzz/crashes/$$t/ -print_final_stats=1 $(FUZZ_BUILD)/corpus/$$t Fuzz/corpus/$$t \
+			2>$(FUZZ_BUILD)/fuzz-$$t.log || { status=1; echo "fuzz-$$t: CRASH, see Fuzz/crashes/$$t/ and $(FUZZ_BUILD)/fuzz-$$t.log"; }; \
+		grep -E "^stat::number_of_executed_units|^stat::new_units_added" $(FUZZ_BUILD)/fuzz-$$t.log | tr '\n' ' '; echo; \
+	done; exit $$status
+
+# The suite under ThreadSanitizer, then AddressSanitizer (each in a build folder of its own;
+# the tests that bound memory or limit the address space skip themselves under sanitizers).
+sanitize: deps
+	$(SWIFT) test --scratch-path .build-tsan --sanitize=thread
+	$(SWIFT) test --scratch-path .build-asan --sanitize=address
 
 # The benchmark suite; set PEERS_DATA to the folder ../shared/peers/gen.py wrote to use the
 # peers' world (else a world generated in Swift is used).
@@ -50,4 +84,4 @@ spark-bench: dist
 	bash integrations/spark/bench.sh dist/geofence
 
 clean:
-	rm -rf .build .build-dist dist out
+	rm -rf .build .build-dist .build-fuzz .build-tsan .build-asan dist out

@@ -72,15 +72,24 @@ let package = Package(
             ],
             path: "Benchmarks/geofence-bench"
         ),
+        // libFuzzer targets (Fuzz/README.md, `make fuzz`): each calls one entry of
+        // GeofenceEngine's FuzzEntries; built without -DGEOFENCE_FUZZ they replay files.
+        // CLibFuzzer only declares libFuzzer's driver (linked by -sanitize=fuzzer).
+        .target(name: "CLibFuzzer", path: "Fuzz/CLibFuzzer"),
+        .executableTarget(name: "fuzz-geojson", dependencies: ["GeofenceEngine", "CLibFuzzer"], path: "Fuzz/fuzz-geojson"),
+        .executableTarget(name: "fuzz-csv-row", dependencies: ["GeofenceEngine", "CLibFuzzer"], path: "Fuzz/fuzz-csv-row"),
+        .executableTarget(name: "fuzz-timestamp", dependencies: ["GeofenceEngine", "CLibFuzzer"], path: "Fuzz/fuzz-timestamp"),
+        .executableTarget(name: "fuzz-snapshot", dependencies: ["GeofenceEngine", "CLibFuzzer"], path: "Fuzz/fuzz-snapshot"),
+        .executableTarget(name: "fuzz-fence-file", dependencies: ["GeofenceEngine", "CLibFuzzer"], path: "Fuzz/fuzz-fence-file"),
         // Shared helpers for the test targets (seeded random generator); not a product.
-        .target(name: "GeofenceTestSupport", path: "Tests/GeofenceTestSupport"),
+        .target(name: "GeofenceTestSupport", dependencies: ["GeofenceEngine"], path: "Tests/GeofenceTestSupport"),
         .testTarget(name: "GeofenceGeometryTests", dependencies: ["GeofenceGeometry", "GeofenceTestSupport"]),
         .testTarget(name: "GeofenceGEOSTests", dependencies: ["GeofenceGEOS", "GeofenceGeometry", "GeofenceTestSupport"]),
         .testTarget(
             name: "GeofenceEngineTests",
             dependencies: ["GeofenceEngine", "GeofenceGEOS", "GeofenceTestSupport"]
         ),
-        .testTarget(name: "GeofenceCLITests", dependencies: ["geofence"]),
+        .testTarget(name: "GeofenceCLITests", dependencies: ["geofence", "GeofenceEngine", "GeofenceTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -21,7 +21,7 @@ struct ContainsBenchCommand: ParsableCommand {
     @Option(help: "Fixes: little-endian f64 (lat, lon) pairs (e.g. fixes_1000000.f64).")
     var fixes: String
 
-    @Option(help: "Worker threads.")
+    @Option(help: "Worker threads, 1 to 256.")
     var threads = 1
 
     @Option(help: "Timed repeats; the median is reported.")
@@ -37,7 +37,9 @@ struct ContainsBenchCommand: ParsableCommand {
         guard let method = ContainmentMethod(rawValue: method) else {
             throw ValidationError("--method must be one of \(ContainmentMethod.allCases.map(\.rawValue).joined(separator: ", "))")
         }
-        guard threads >= 1, repeats >= 1 else { throw ValidationError("--threads and --repeats must be >= 1") }
+        guard threads >= 1, threads <= WorkerPool.maximumThreads, repeats >= 1 else {
+            throw ValidationError("--threads must be 1 to \(WorkerPool.maximumThreads) and --repeats >= 1")
+        }
         var world: PeerWorld! = nil
         let load = try Measure.time { world = try PeerWorld.load(fences: fences, fixes: self.fixes, limit: limit) }
         let result = try ContainmentRun.measure(world: world, method: method, threads: threads, repeats: repeats)
@@ -61,6 +63,9 @@ struct ContainmentRun {
     /// locator builds and is reported apart.
     static func measure(world: PeerWorld, method: ContainmentMethod, threads: Int, repeats: Int) throws -> ContainmentRun {
         let workers = try (0..<threads).map { _ in try ContainmentWorker(world: world, method: method) }
+        // Started before timing, and a thread that cannot start is an error (never a wait,
+        // never a silent run on fewer threads).
+        let pool = try WorkerPool(threads: threads)
         let n = world.fixCount
         var times: [Double] = []
         var checksum = PairChecksum()
@@ -69,7 +74,7 @@ struct ContainmentRun {
             let failure = DisjointSlots<String?>(repeating: nil, count: threads)
             let boxed = WorkerBox(workers)
             let t = Measure.time {
-                ParallelWorkers.run(count: threads, threads: threads) { k, _ in
+                pool.run(count: threads) { k, _ in
                     let range = (n * k / threads)..<(n * (k + 1) / threads)
                     do { parts[k] = try boxed.workers[k].run(range) } catch { failure[k] = "\(error)" }
                 }

@@ -48,7 +48,7 @@ struct PeerCSVCommand: ParsableCommand {
                 }
             }
         }
-        try sink.flush()
+        try sink.commit()
         print("wrote \(n) fixes to \(output)")
     }
 

@@ -28,8 +28,14 @@ struct SuiteCommand: ParsableCommand {
     @Option(help: "Fixes per containment case.")
     var fixes = 1_000_000
 
-    @Option(help: "Threads for the all-threads cases (default: the number of cores).")
+    @Option(help: "Threads for the all-threads cases, 1 to 256 (default: the number of cores).")
     var threads: Int = max(1, ProcessInfo.processInfo.activeProcessorCount)
+
+    func validate() throws {
+        guard threads >= 1, threads <= WorkerPool.maximumThreads else {
+            throw ValidationError("--threads must be 1 to \(WorkerPool.maximumThreads), found \(threads)")
+        }
+    }
 
     @Option(help: "Timed repeats of each containment case (median reported).")
     var repeats = 3

@@ -27,6 +27,7 @@ struct CompileCommand: ParsableCommand {
     var repair = false
 
     func run() throws {
+        try OutputFiles.refuseOverlap(outputs: [("--output", output)], inputs: [("--fences", fences)])
         let start = Platform.monotonicSeconds()
         let fenceSet = try FenceLoading.load(path: fences, repair: repair)
         let size = try CLIError.reporting { try fenceSet.write(to: output) }

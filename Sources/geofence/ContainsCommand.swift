@@ -7,11 +7,12 @@ struct ContainsCommand: ParsableCommand {
         commandName: "contains",
         abstract: "For each fix of a CSV file, list the fences that contain it (NDJSON, input order).",
         discussion: """
-            Fixes: CSV with a header naming at least device_id,timestamp,lat,lon (optional
-            accuracy, level), in any order; timestamp as epoch milliseconds or ISO-8601 with a
-            zone. Output: one line per data row, {"row":N,"geofenceIds":[...]} with ids sorted
-            ascending, or {"row":N,"error":"<reason>"} for a rejected row (N counts data rows
-            from 1). Blank lines are not rows; the summary on standard error counts them.
+            Fixes: CSV with a header naming at least device_id,timestamp,lat,lon (optional \
+            accuracy, level), in any order; timestamp as epoch milliseconds or ISO-8601 with a \
+            zone. Output: one line per data row, {"row":N,"geofenceIds":[...]} with ids sorted \
+            ascending, or {"row":N,"error":"<reason>"} for a rejected row (N counts data rows \
+            from 1; reasons parse, coordinate, lineLength for a line longer than 1 MiB). Blank \
+            lines are not rows; the summary on standard error counts them.
             """
     )
 
@@ -28,13 +29,15 @@ struct ContainsCommand: ParsableCommand {
     var repair = false
 
     func run() throws {
+        try OutputFiles.refuseOverlap(outputs: [("--output", output)], inputs: [("--fences", fences), ("--fixes", fixes)])
         let fenceSet = try FenceLoading.load(path: fences, repair: repair)
         if fenceSet.repairedCount > 0 {
             FileHandleText.standardError("\(fences): repaired \(fenceSet.repairedCount) invalid polygon(s) with MakeValid\n")
         }
         let evaluator = try CLIError.reporting { try ContainmentEvaluator(fenceSet: fenceSet) }
         let reader = try CLIError.reporting { try LineBlockReader(path: fixes) }
-        let out = try CLIError.reporting { try output.map { try OutputSink(path: $0) } ?? .standardOutput() }
+        // Opened once the header line is read and good.
+        var out: OutputSink? = nil
 
         var header: FixCSVHeader? = nil
         var tally = RowTally()
@@ -42,13 +45,14 @@ struct ContainsCommand: ParsableCommand {
         var line: [UInt8] = []
         var slots: [Int32] = []
         try CLIError.reporting {
-            try reader.forEachLine { base, start, end, lineNumber in
+            try reader.forEachLine({ base, start, end, lineNumber in
                 guard let columns = header else {
                     do {
                         header = try FixCSVHeader(line: UnsafeRawBufferPointer(start: base + start, count: end - start))
                     } catch let problem as FixCSVHeader.Problem {
                         throw CLIError("\(fixes): line 1: \(problem.reason)")
                     }
+                    out = try output.map { try OutputSink(path: $0) } ?? .standardOutput()
                     return
                 }
                 if end - start == 0 || (end - start == 1 && base[start] == 0x0D) {
@@ -78,12 +82,23 @@ struct ContainsCommand: ParsableCommand {
                     line.append(UInt8(ascii: "]"))
                 }
                 line.append(contentsOf: "}\n".utf8)
-                try out.write(line)
+                try out!.write(line)
+            }, overlongLine: { lineNumber, bytes in
+                guard header != nil else {
+                    throw CLIError("\(fixes): line 1: the header line has \(bytes) bytes or more, longer than the maximum of \(reader.maximumLineBytes) (is this a CSV text file?)")
+                }
+                tally.read += 1
+                tally.reject("lineLength")
+                line.removeAll(keepingCapacity: true)
+                line.append(contentsOf: "{\"row\":\(tally.read),\"error\":".utf8)
+                JSONWriter.writeString("lineLength: line \(lineNumber): \(bytes) bytes or more, longer than the maximum of \(reader.maximumLineBytes)", to: &line)
+                line.append(contentsOf: "}\n".utf8)
+                try out!.write(line)
+            })
+            if header == nil {
+                throw CLIError("\(fixes): empty file (expected a header line naming at least device_id,timestamp,lat,lon)")
             }
-            try out.flush()
-        }
-        if header == nil {
-            throw CLIError("\(fixes): empty file (expected a header line naming at least device_id,timestamp,lat,lon)")
+            try out!.commit()
         }
         FileHandleText.standardError(tally.summary(file: fixes) + "\n")
     }

@@ -17,8 +17,11 @@ struct Geofence: ParsableCommand {
     )
 
     static func main() {
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        Platform.shareOneHeapUnderAddressSpaceLimit()
         do {
-            var command = try parseAsRoot()
+            try ArgumentCheck.refuseEmptyValues(arguments)
+            var command = try parseAsRoot(arguments)
             try command.run()
         } catch let failure as CLIError {
             FileHandleText.standardError("geofence: \(failure.message)\n")
@@ -31,8 +34,9 @@ struct Geofence: ParsableCommand {
                 FileHandleText.standardOutput(fullMessage(for: error) + "\n")
                 Platform.exit(0)
             }
-            // Argument errors (ArgumentParser would use 64): the tool's contract is status 2.
-            FileHandleText.standardError(fullMessage(for: error) + "\n")
+            // Argument errors (ArgumentParser would use 64): the tool's contract is status 2,
+            // and one line (ArgumentParser's own message has the usage and a hint below it).
+            FileHandleText.standardError(ArgumentCheck.oneLine(message(for: error), arguments: arguments) + "\n")
             Platform.exit(2)
         }
     }

@@ -8,9 +8,10 @@ struct MergeCommand: ParsableCommand {
         commandName: "merge",
         abstract: "Merge the event files of `evaluate --shard K/N` runs (byte-identical to one unsharded run).",
         discussion: """
-            Each shard's events are ordered by device id and a device lives in one shard only,
-            so the merge interleaves whole devices in ascending id order (UTF-8 byte order).
-            It fails, naming the file, when an input is not ordered or two inputs share a device.
+            Each shard's events are ordered by device id and a device lives in one shard only, \
+            so the merge interleaves whole devices in ascending id order (UTF-8 byte order). \
+            It fails, naming the file, when an input is not ordered or two inputs share a \
+            device; --output then keeps its previous file.
             """
     )
 
@@ -22,9 +23,14 @@ struct MergeCommand: ParsableCommand {
 
     func run() throws {
         guard !inputs.isEmpty else { throw ValidationError("give at least one event file") }
+        try OutputFiles.refuseOverlap(outputs: [("--output", output)], inputs: inputs.map { ("input", $0) })
         try CLIError.reporting {
+            // Every input opens before the output does; the output appears only when the
+            // merge is complete (a failed merge leaves the path as it was).
+            for input in inputs { _ = try LineBlockReader(path: input, blockSize: 1 << 16) }
             let sink = try output.map { try OutputSink(path: $0) } ?? .standardOutput()
             let lines = try ShardMerger.merge(inputs: inputs, output: sink)
+            try sink.commit()
             FileHandleText.standardError("merged \(lines) event(s) from \(inputs.count) file(s)\n")
         }
     }

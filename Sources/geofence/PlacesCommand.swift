@@ -8,16 +8,18 @@ struct PlacesCommand: ParsableCommand {
         commandName: "places",
         abstract: "Replay OS region signals and print each device's Places states after every row (NDJSON).",
         discussion: """
-            Signals: CSV with the header timestamp,device_id,signal,geofence_id,lat,lon (any
-            column order; optional level and accuracy columns are used by nearby); timestamp
-            as epoch milliseconds or ISO-8601 with a zone. signal is entry or exit (needs
-            geofence_id; applied as given, no geometry test) or nearby (needs lat,lon; the
+            Signals: CSV with the header timestamp,device_id,signal,geofence_id,lat,lon (any \
+            column order; optional level and accuracy columns are used by nearby); timestamp \
+            as epoch milliseconds or ISO-8601 with a zone. signal is entry or exit (needs \
+            geofence_id; applied as given, no geometry test) or nearby (needs lat,lon; the \
             entered set becomes the fences containing the point). Rows apply in input order.
-            Output: one line per data row, {"row":N,"deviceId":"..","current":..,
-            "lastEntered":..,"lastExited":..,"entered":[..]} (states right after the row;
-            null when none or expired; entered sorted by id), or {"row":N,"error":".."} for a
-            bad row, which changes nothing: unreadable (parse), an unknown fence id
-            (unknownFence), a bad coordinate or accuracy, or a time earlier than the
+
+            Output: one line per data row, {"row":N,"deviceId":"..","current":.., \
+            "lastEntered":..,"lastExited":..,"entered":[..]} (states right after the row; \
+            null when none or expired; entered sorted by id), or {"row":N,"error":".."} for a \
+            bad row, which changes nothing: unreadable (parse), a field that is not UTF-8 \
+            (encoding), a line longer than 1 MiB (lineLength), an unknown fence id \
+            (unknownFence), a bad coordinate or accuracy, or a time earlier than the \
             device's previous row (order).
             """
     )
@@ -28,7 +30,7 @@ struct PlacesCommand: ParsableCommand {
     @Option(name: .long, help: "CSV file of signals.")
     var signals: String
 
-    @Option(name: .long, help: ArgumentHelp("Membership TTL in seconds, or none (default 3600).", valueName: "seconds|none"))
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Membership TTL in seconds, or none (default 3600).", valueName: "seconds|none"))
     var ttl: String?
 
     @Option(name: .long, help: "Write the NDJSON here instead of standard output.")
@@ -38,44 +40,39 @@ struct PlacesCommand: ParsableCommand {
     var repair = false
 
     /// The TTL: seconds, or nil for none.
-    func membershipTTL() throws -> Double? {
+    func membershipTTL() throws(ValidationError) -> Double? {
         guard let ttl else { return TrackerConfiguration().membershipTTL }
-        let text = ttl.trimmingSpaces().lowercased()
-        if text == "none" { return nil }
-        guard let seconds = DecimalParser.parse(text), seconds.isFinite, seconds >= 0,
-            seconds <= TrackerConfiguration.longestDuration
-        else {
-            throw ValidationError("--ttl must be a number of seconds >= 0 or none, found \(ttl)")
-        }
-        return seconds
+        return try ArgumentCheck.membershipTTL(ttl)
     }
 
     func validate() throws { _ = try membershipTTL() }
 
     func run() throws {
+        try OutputFiles.refuseOverlap(outputs: [("--output", output)], inputs: [("--fences", fences), ("--signals", signals)])
         let fenceSet = try FenceLoading.load(path: fences, repair: repair)
         let context: TrackerContext
         let evaluator: ContainmentEvaluator
         let reader: LineBlockReader
-        let out: OutputSink
         do {
             context = try TrackerContext(fenceSet: fenceSet, configuration: TrackerConfiguration(membershipTTL: membershipTTL()))
             evaluator = try ContainmentEvaluator(fenceSet: fenceSet)
             reader = try LineBlockReader(path: signals)
-            out = try output.map { try OutputSink(path: $0) } ?? .standardOutput()
         } catch {
             throw CLIError("\(error)")
         }
+        // Opened once the header line is read and good.
+        var out: OutputSink? = nil
         var replay = PlacesReplay(context: context, evaluator: evaluator)
         var header: SignalCSVHeader? = nil
         var tally = RowTally()
         try CLIError.reporting {
-            try reader.forEachLine { base, start, end, lineNumber in
+            try reader.forEachLine({ base, start, end, lineNumber in
                 let line = Array(UnsafeBufferPointer(start: base + start, count: end - start))
                 guard let columns = header else {
                     do { header = try SignalCSVHeader(line: line) } catch let problem as SignalCSVProblem {
                         throw CLIError("\(signals): line \(lineNumber): \(problem.reason)")
                     }
+                    out = try output.map { try OutputSink(path: $0) } ?? .standardOutput()
                     return
                 }
                 if line.isEmpty || line == [0x0D] {
@@ -95,12 +92,22 @@ struct PlacesCommand: ParsableCommand {
                     JSONWriter.writeString("\(failure.reason): line \(lineNumber): \(failure.detail)", to: &text)
                 }
                 text.append(contentsOf: "}\n".utf8)
-                try out.write(text)
+                try out!.write(text)
+            }, overlongLine: { lineNumber, bytes in
+                guard header != nil else {
+                    throw CLIError("\(signals): line 1: the header line has \(bytes) bytes or more, longer than the maximum of \(reader.maximumLineBytes) (is this a CSV text file?)")
+                }
+                tally.read += 1
+                tally.reject("lineLength")
+                var text: [UInt8] = Array("{\"row\":\(tally.read),\"error\":".utf8)
+                JSONWriter.writeString("lineLength: line \(lineNumber): \(bytes) bytes or more, longer than the maximum of \(reader.maximumLineBytes)", to: &text)
+                text.append(contentsOf: "}\n".utf8)
+                try out!.write(text)
+            })
+            if header == nil {
+                throw CLIError("\(signals): empty file (expected the header timestamp,device_id,signal,geofence_id,lat,lon)")
             }
-            try out.flush()
-        }
-        if header == nil {
-            throw CLIError("\(signals): empty file (expected the header timestamp,device_id,signal,geofence_id,lat,lon)")
+            try out!.commit()
         }
         FileHandleText.standardError(tally.summary(file: signals) + "\n")
     }
@@ -148,7 +155,7 @@ struct PlacesReplay {
     mutating func apply(line: [UInt8], header: SignalCSVHeader) -> Result<(String, PlacesReading), Failure> {
         let row: SignalCSVRow
         do { row = try SignalCSVRow(line: line, header: header) } catch {
-            return .failure(Failure(reason: "parse", detail: error.reason))
+            return .failure(Failure(reason: error.isEncoding ? "encoding" : "parse", detail: error.reason))
         }
         var tracker = trackers[row.deviceID] ?? DeviceTracker(context: context)
         do {

@@ -17,8 +17,10 @@ struct SignalCSVHeader {
 
     /// - Throws: the problem in words (the caller names the file).
     init(line: [UInt8]) throws(SignalCSVProblem) {
-        guard case .success(let names) = SignalCSVRow.split(CSVColumns.withoutByteOrderMark(line)) else {
-            throw SignalCSVProblem("header has an unterminated quoted field")
+        let names: [String]
+        switch SignalCSVRow.split(CSVColumns.withoutByteOrderMark(line)) {
+        case .success(let found): names = found
+        case .failure(let problem): throw SignalCSVProblem("header: \(problem.reason)")
         }
         let found: [String: Int]
         do {
@@ -41,7 +43,12 @@ struct SignalCSVHeader {
 /// A problem with the signals file or one of its rows, in words.
 struct SignalCSVProblem: Error {
     var reason: String
-    init(_ reason: String) { self.reason = reason }
+    /// A field is not valid UTF-8 (rejection reason `encoding`, not `parse`).
+    var isEncoding = false
+    init(_ reason: String, isEncoding: Bool = false) {
+        self.reason = reason
+        self.isEncoding = isEncoding
+    }
 }
 
 /// One data row of a signals CSV.
@@ -59,7 +66,11 @@ struct SignalCSVRow {
     /// Parses a row (no line break).
     /// - Throws: why the row is unreadable.
     init(line: [UInt8], header: SignalCSVHeader) throws(SignalCSVProblem) {
-        guard case .success(let fields) = Self.split(line) else { throw SignalCSVProblem("unterminated quoted field") }
+        let fields: [String]
+        switch Self.split(line) {
+        case .success(let found): fields = found
+        case .failure(let problem): throw problem
+        }
         guard fields.count == header.fieldCount else {
             throw SignalCSVProblem("row has \(fields.count) field(s), the header has \(header.fieldCount)")
         }
@@ -102,7 +113,8 @@ struct SignalCSVRow {
     }
 
     /// The fields of a line: comma-separated, each optionally quoted (`"a,b"`, `"say ""hi"""`),
-    /// quotes removed; a trailing CR is dropped.
+    /// quotes removed; a trailing CR is dropped. A field that is not valid UTF-8 is a problem
+    /// (`isEncoding`): ids are kept, and decoding would merge distinct ones.
     static func split(_ line: [UInt8]) -> Result<[String], SignalCSVProblem> {
         var bytes = line[...]
         if bytes.last == 0x0D { bytes = bytes.dropLast() }
@@ -126,7 +138,8 @@ struct SignalCSVRow {
             } else if b == UInt8(ascii: "\"") {
                 inQuotes = true
             } else if b == UInt8(ascii: ",") {
-                fields.append(String(decoding: current, as: UTF8.self))
+                guard let field = String(validating: current, as: UTF8.self) else { return .failure(Self.encodingProblem(current, fields.count)) }
+                fields.append(field)
                 current.removeAll(keepingCapacity: true)
             } else {
                 current.append(b)
@@ -134,7 +147,13 @@ struct SignalCSVRow {
             i += 1
         }
         if inQuotes { return .failure(SignalCSVProblem("unterminated quoted field")) }
-        fields.append(String(decoding: current, as: UTF8.self))
+        guard let field = String(validating: current, as: UTF8.self) else { return .failure(Self.encodingProblem(current, fields.count)) }
+        fields.append(field)
         return .success(fields)
+    }
+
+    static func encodingProblem(_ bytes: [UInt8], _ index: Int) -> SignalCSVProblem {
+        let shown = bytes.withUnsafeBufferPointer { UTF8Validation.escaped($0) }
+        return SignalCSVProblem("field \(index + 1) \(shown) is not valid UTF-8", isEncoding: true)
     }
 }

@@ -7,8 +7,8 @@ struct ValidateCommand: ParsableCommand {
         commandName: "validate",
         abstract: "Check a GeoJSON fence file; optionally repair invalid polygons with GEOS MakeValid.",
         discussion: """
-            Prints `feature <index> (<id>): <reason>` for each problem (index 0-based in the
-            FeatureCollection), then a summary line. Exit status 0 when no problem remains,
+            Prints `feature <index> (<id>): <reason>` for each problem (index 0-based in the \
+            FeatureCollection), then a summary line. Exit status 0 when no problem remains, \
             1 when one does, 2 when the file cannot be read as a FeatureCollection.
             """
     )
@@ -27,6 +27,7 @@ struct ValidateCommand: ParsableCommand {
     }
 
     func run() throws {
+        try OutputFiles.refuseOverlap(outputs: [("--output", output)], inputs: [("--fences", fences)])
         if FenceSet.isCompiled(path: fences) {
             // Validated when it was compiled: check its integrity.
             if repair { throw CLIError("\(fences): a compiled fence file holds validated fences; --repair applies to GeoJSON") }
@@ -83,7 +84,7 @@ struct ValidateCommand: ParsableCommand {
         do {
             let sink = try OutputSink(path: path)
             try sink.write(bytes)
-            try sink.flush()
+            try sink.commit()
         } catch {
             throw CLIError("\(error)")
         }

@@ -1,4 +1,5 @@
 import Foundation
+import GeofenceTestSupport
 
 /// Runs the built `geofence` executable (a dependency of this test target, so SwiftPM
 /// builds it first) and captures what it prints.
@@ -50,12 +51,9 @@ enum CLIRunner {
             stderr: String(decoding: errData, as: UTF8.self))
     }
 
-    /// A fresh temporary directory for one test.
-    static func temporaryDirectory() throws -> URL {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("geofence-cli-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        return url
-    }
+    /// A fresh temporary directory for one test (inside the test process's folder, which is
+    /// removed when the process ends: ``TestFolders``).
+    static func temporaryDirectory() throws -> URL { try TestFolders.make("geofence-cli") }
 
     /// The repository's root (for the committed data in data/).
     static var repositoryRoot: URL {

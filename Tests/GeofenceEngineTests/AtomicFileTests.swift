@@ -1,15 +1,13 @@
 import Foundation
 @testable import GeofenceEngine
+import GeofenceTestSupport
 import Testing
 
 @Suite("Atomic file writer")
 struct AtomicFileTests {
     /// A fresh folder under the system's temporary folder, removed by `body`'s caller.
     static func withFolder(_ body: (String) throws -> Void) throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("geofence-atomic-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        try body(folder)
+        try TestFolders.with("geofence-atomic") { try body($0.path) }
     }
 
     static func contents(_ path: String) -> String? {

@@ -170,7 +170,7 @@ struct BatchEvaluatorTests {
     /// accuracy and level columns.
     @Test("the slot store keeps its rows when it grows", arguments: [false, true])
     func storeGrows(keepsExtras: Bool) {
-        let store = FixStore(capacity: 1, keepsExtras: keepsExtras)
+        let store = FixStore(capacity: 1, keepsExtras: keepsExtras)!
         let first = store.capacity
         var row = FixCSVRow()
         for k in 0..<first {
@@ -231,8 +231,11 @@ struct BatchEvaluatorTests {
             #expect(summary.rowsRead + summary.otherShardRows == fixture.rows.count)
         }
         #expect(devices == wholeSummary.devices && rows == wholeSummary.rowsRead && events == wholeSummary.events)
-        let merged = FileManager.default.temporaryDirectory.appendingPathComponent("merged-\(count).ndjson").path
-        _ = try ShardMerger.merge(inputs: parts, output: try OutputSink(path: merged))
+        let merged = TestFolders.root.appendingPathComponent("merged-\(count)-\(UUID().uuidString).ndjson").path
+        defer { try? FileManager.default.removeItem(atPath: merged) }
+        let sink = try OutputSink(path: merged)
+        _ = try ShardMerger.merge(inputs: parts, output: sink)
+        try sink.commit()
         #expect(try String(contentsOfFile: merged, encoding: .utf8) == whole, "\(count) shards")
     }
 

@@ -9,7 +9,7 @@ struct FixStorePlacementTests {
         for seed in testSeeds(8) {
             var rng = SplitMix64(seed: seed)
             let scratch = ScratchMemory()
-            let store = FixStore(capacity: 1 << 14, keepsExtras: keepsExtras)
+            let store = FixStore(capacity: 1 << 14, keepsExtras: keepsExtras)!
             let n = rng.int(0...3_000), deviceCount = rng.int(1...40), first = rng.int(0...5_000)
             // Every third seed: rows that already come device by device (the copy-through case).
             let presorted = seed % 3 == 0

@@ -17,7 +17,7 @@ struct LineBlockReaderTests {
                 text += rng.chance(0.1) ? "\r\n" : "\n"
             }
             if rng.chance(0.5) { text += "last line without break" }
-            let url = FileManager.default.temporaryDirectory.appendingPathComponent("lines-\(seed)-\(blockSize).txt")
+            let url = TestFolders.root.appendingPathComponent("lines-\(seed)-\(blockSize)-\(UUID().uuidString).txt")
             try text.write(to: url, atomically: true, encoding: .utf8)
             defer { try? FileManager.default.removeItem(at: url) }
             var got: [String] = []

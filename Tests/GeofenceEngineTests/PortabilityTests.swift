@@ -15,7 +15,7 @@ struct PortabilityTests {
     /// Every Swift file under the folders of code that ships or builds here, relative to the root.
     static func swiftFiles() throws -> [String] {
         var found: [String] = []
-        for folder in ["Sources", "Benchmarks", "Tests", "Examples"] {
+        for folder in ["Sources", "Benchmarks", "Tests", "Examples", "Fuzz"] {
             let base = root.appendingPathComponent(folder)
             guard let walker = FileManager.default.enumerator(atPath: base.path) else { continue }
             for case let path as String in walker where path.hasSuffix(".swift") {

@@ -1,5 +1,6 @@
 import Foundation
 import GeofenceEngine
+import GeofenceTestSupport
 import Testing
 
 /// The README's library example, compiled and run, so the documentation cannot drift from
@@ -8,8 +9,8 @@ import Testing
 struct ReadmeExampleTests {
     @Test("the library walk-through runs and gives the expected answers")
     func walkThrough() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("readme-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let dir = try TestFolders.make("readme")
+        defer { try? FileManager.default.removeItem(at: dir) }
         let fences = try FenceSet([Fence(id: "home", shape: .circle(center: Coordinate(latitude: 40.75, longitude: -73.98), radius: 150))])
         let compiled = dir.appendingPathComponent("fences.fences").path
         try fences.write(to: compiled)

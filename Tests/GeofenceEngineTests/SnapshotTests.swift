@@ -1,4 +1,5 @@
 import Foundation
+import GeofenceTestSupport
 import Testing
 @testable import GeofenceEngine
 
@@ -19,9 +20,7 @@ struct SnapshotTests {
     }
 
     static func directory() throws -> URL {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("geofence-snapshots-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        return url
+        try TestFolders.make("geofence-snapshots")
     }
 
     @Test("device snapshot: write, read, restore, and the tracker carries on the same")
@@ -53,7 +52,10 @@ struct SnapshotTests {
         #expect(try SnapshotStore.read(FleetSnapshot.self, from: path) == fleet)
     }
 
-    @Test("a crash mid-write leaves a partial temporary file behind and the previous snapshot loads")
+    /// A process id no process has (above any `pid_max`).
+    static let deadProcess: Int32 = Int32.max - 1
+
+    @Test("a killed writer's partial temporary file is ignored by readers and removed by the next write")
     func crashMidWrite() throws {
         let dir = try Self.directory()
         defer { try? FileManager.default.removeItem(at: dir) }
@@ -61,18 +63,62 @@ struct SnapshotTests {
         let before = try DeviceTracker(fenceSet: FenceSet(Self.fences)).snapshot()
         try SnapshotStore.write(before, to: path)
         let after = try Self.busyTracker().snapshot()
-        #expect(throws: SnapshotError.self) { try SnapshotStore.write(after, to: path, crashAfterBytes: 150) }
-        let temporary = SnapshotStore.temporaryPath(for: path)
-        let partial = try #require(FileManager.default.contents(atPath: temporary))
-        #expect(partial.count == 150)
+        // What a writer killed after 150 bytes leaves: its temporary file, named as the
+        // writer names it, with the id of a process that no longer exists.
+        let full = try SnapshotStore.encode(after, path: path)
+        let stale = AtomicFileWriter.temporaryPrefix(for: path) + "\(Self.deadProcess)-0-0123abcd"
+        try Data(full.prefix(150)).write(to: URL(fileURLWithPath: stale))
+        // A live writer's temporary file (this process's) must survive another write.
+        let live = try AtomicFileWriter(path: path)
         #expect(try SnapshotStore.read(DeviceSnapshot.self, from: path) == before)
-        // A stale temporary file of another process is ignored too.
-        try Data("{\"format\":\"geofence-engine snap".utf8).write(to: URL(fileURLWithPath: path + ".tmp-99999999"))
-        #expect(try SnapshotStore.read(DeviceSnapshot.self, from: path) == before)
-        // The next write succeeds, replaces the leftover temporary file, and leaves none.
+        // The next write succeeds and removes the dead writer's leftover, not the live one.
         try SnapshotStore.write(after, to: path)
         #expect(try SnapshotStore.read(DeviceSnapshot.self, from: path) == after)
-        #expect(!FileManager.default.fileExists(atPath: temporary))
+        #expect(!FileManager.default.fileExists(atPath: stale))
+        #expect(FileManager.default.fileExists(atPath: live.temporaryPath))
+        live.abandon()
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == ["device.snapshot"])
+    }
+
+    @Test("threads racing writes and reads on one path: every write lands, every read is complete")
+    func concurrentWriters() throws {
+        let dir = try Self.directory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let path = dir.appendingPathComponent("device.snapshot").path
+        // Distinct snapshots (each writer has its own), all valid.
+        var snapshots: [DeviceSnapshot] = []
+        for k in 0..<4 {
+            var s = try Self.busyTracker().snapshot()
+            s.latestTime = 1_000_000 + Int64(k)
+            snapshots.append(s)
+        }
+        try SnapshotStore.write(snapshots[0], to: path)
+        let written = Set(snapshots.map { $0.latestTime })
+        let writers = 4, readers = 4, rounds = 150
+        let failures = DisjointSlots<[String]>(repeating: [], count: writers + readers)
+        let reads = DisjointSlots<Int>(repeating: 0, count: readers)
+        let shared = snapshots
+        ParallelWorkers.run(count: writers + readers, threads: writers + readers) { k, _ in
+            if k < writers {
+                for _ in 0..<rounds {
+                    do { try SnapshotStore.write(shared[k], to: path) } catch { failures[k].append("write: \(error)") }
+                }
+            } else {
+                for _ in 0..<rounds * 2 {
+                    do {
+                        let read = try SnapshotStore.read(DeviceSnapshot.self, from: path)
+                        if !written.contains(read.latestTime) { failures[k].append("read an unknown snapshot") }
+                        reads[k - writers] += 1
+                    } catch {
+                        failures[k].append("read: \(error)")
+                    }
+                }
+            }
+        }
+        let all = failures.storage.flatMap { $0 }
+        #expect(all.isEmpty, "\(all.count) failures, first: \(all.first ?? "")")
+        #expect(reads.storage.reduce(0, +) == readers * rounds * 2)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == ["device.snapshot"])
     }
 
     /// Writes a good snapshot, lets `damage` change its bytes, and returns the read error.

@@ -1,4 +1,5 @@
-import GeofenceEngine
+@testable import GeofenceEngine
+import Synchronization
 import Testing
 
 @Suite("Worker pools")
@@ -6,7 +7,7 @@ struct WorkerPoolTests {
     /// Every item runs exactly once, on a worker index in range, and pools made and dropped in
     /// quick succession (as `ParallelWorkers.run` does) shut their threads down cleanly.
     @Test("each item once; pools come and go", arguments: [1, 2, 4])
-    func itemsOnce(threads: Int) {
+    func itemsOnce(threads: Int) throws {
         for round in 0..<200 {
             let count = round % 17
             let seen = DisjointSlots<Int>(repeating: 0, count: count)
@@ -18,11 +19,63 @@ struct WorkerPoolTests {
             #expect(seen.storage.allSatisfy { $0 == 1 }, "round \(round)")
             #expect(workers.storage.allSatisfy { $0 >= 0 && $0 < threads }, "round \(round)")
         }
-        let pool = WorkerPool(threads: threads)
+        let pool = try WorkerPool(threads: threads)
         for round in 0..<100 {
             let seen = DisjointSlots<Int>(repeating: 0, count: 50)
             pool.run(count: 50) { item, _ in seen[item] += 1 }
             #expect(seen.storage.allSatisfy { $0 == 1 }, "round \(round)")
         }
+    }
+
+    /// Starts threads for real until the `failAt`-th (0-based), which the system "refuses".
+    final class FailingStarter: @unchecked Sendable {
+        let failAt: Int
+        let started = Atomic<Int>(0)
+        let finished = Atomic<Int>(0)
+        init(failAt: Int) { self.failAt = failAt }
+
+        func start(_ body: @escaping @Sendable () -> Void) -> String? {
+            guard started.load(ordering: .relaxed) < failAt else { return "Resource temporarily unavailable" }
+            started.add(1, ordering: .relaxed)
+            return Platform.startThread(stackSize: 1 << 20) { [self] in
+                body()
+                finished.add(1, ordering: .relaxed)
+            }
+        }
+    }
+
+    /// The measured failure: a worker that never existed made `run` wait forever. Now the
+    /// pool's creation fails, names the thread, and the threads that did start end.
+    @Test("a thread that cannot start is an error, and the started ones stop", arguments: [0, 1, 3])
+    func threadStartFailure(failAt: Int) throws {
+        let starter = FailingStarter(failAt: failAt)
+        do {
+            _ = try WorkerPool(threads: 4, start: starter.start)
+            Issue.record("the pool started with a failing thread")
+        } catch {
+            #expect(error.thread == failAt + 1 && error.of == 4)
+            #expect(error.description.contains("cannot start thread \(failAt + 1) of 4: Resource temporarily unavailable"))
+        }
+        // Every thread that started has returned from its loop (none waits for work forever).
+        var waited = 0
+        while starter.finished.load(ordering: .relaxed) < failAt && waited < 500 {
+            Platform.sleep(seconds: 0.01)
+            waited += 1
+        }
+        #expect(starter.finished.load(ordering: .relaxed) == failAt)
+    }
+
+    /// `ParallelWorkers.run` cannot throw (fence validation uses it): when its threads cannot
+    /// start it runs every item on the calling thread, the same results.
+    @Test("more threads than allowed are refused, and the one-shot runner caps them")
+    func threadCap() throws {
+        #expect(throws: Never.self) { _ = try WorkerPool(threads: WorkerPool.maximumThreads) }
+        let seen = DisjointSlots<Int>(repeating: 0, count: 1000)
+        ParallelWorkers.run(count: 1000, threads: 100_000) { item, worker in
+            #expect(worker < WorkerPool.maximumThreads)
+            seen[item] += 1
+        }
+        #expect(seen.storage.allSatisfy { $0 == 1 })
+        #expect(BatchOptions(threads: 100_000).threads == WorkerPool.maximumThreads)
     }
 }

@@ -15,7 +15,7 @@ public final class BatchEvaluator {
     private let pool: WorkerPool
 
     /// - Throws: ``TrackerConfigurationError`` for a bad configuration, ``GEOSError`` when GEOS
-    ///   cannot start.
+    ///   cannot start, ``ThreadStartError`` when the worker threads cannot be started.
     public init(fenceSet: FenceSet, options: BatchOptions) throws {
         self.fenceSet = fenceSet
         self.options = options
@@ -23,22 +23,43 @@ public final class BatchEvaluator {
         let formatter = EventLineFormatter(fenceSet: fenceSet)
         self.context = context
         workers = try (0..<options.threads).map { _ in try BatchWorker(context: context, formatter: formatter) }
-        pool = WorkerPool(threads: options.threads)
+        pool = try WorkerPool(threads: options.threads)
     }
 
-    /// Evaluates the file and writes the events to `output`.
+    /// Evaluates the file and writes the events to `output`, then commits it: a file path
+    /// appears complete at the end of the run, or (when the run fails) not at all.
     ///
     /// - Parameter progress: called after each block with the rows read so far and the bytes read.
-    /// - Throws: ``FixFileError`` for an unreadable file or header, ``FileReadError`` when the
-    ///   output cannot be written, ``GEOSError`` when GEOS fails.
+    /// - Throws: ``FixFileError`` for an unreadable file or header, or memory the system
+    ///   refuses; ``FileReadError`` when the output cannot be written; ``GEOSError`` when
+    ///   GEOS fails; ``ThreadStartError`` when the output's writing thread cannot start.
     public func run(fixes path: String, output: OutputSink, progress: ((Int, Int) -> Void)? = nil) throws -> BatchSummary {
+        let summary = try run(try openFixes(path), output: output, progress: progress)
+        try output.commit()
+        return summary
+    }
+
+    /// Opens a fix file and reads its header, as ``run(fixes:output:progress:)`` does: the
+    /// CLI checks its input this way before it opens its outputs.
+    /// - Throws: ``FixFileError``.
+    package func openFixes(_ path: String) throws(FixFileError) -> FixFileReader {
+        try FixFileReader(
+            path: path, blockSize: options.blockSize, header: options.header, lineOffset: options.lineOffset,
+            maximumLineBytes: options.maximumLineBytes)
+    }
+
+    /// ``run(fixes:output:progress:)`` on an opened file, leaving the output to commit to
+    /// the caller (who writes a summary first, so that the two appear together).
+    package func run(_ reader: FixFileReader, output: OutputSink, progress: ((Int, Int) -> Void)? = nil) throws
+        -> BatchSummary
+    {
         let start = Self.now()
-        let reader = try FixFileReader(path: path, blockSize: options.blockSize, header: options.header, lineOffset: options.lineOffset)
+        let path = reader.path
         var summary = BatchSummary(file: path)
         summary.fences = fenceSet.count
         summary.threads = options.threads
         summary.shard = options.shard
-        let writer = WindowWriter(output)
+        let writer = try WindowWriter(output)
         if options.sortedInput {
             try runStreaming(reader, writer: writer, summary: &summary, progress: progress)
         } else {
@@ -50,7 +71,9 @@ public final class BatchEvaluator {
         return summary
     }
 
-    var policy: FixRowPolicy { FixRowPolicy(maxAccuracy: options.configuration.maxAccuracy, shard: options.shard) }
+    var policy: FixRowPolicy {
+        FixRowPolicy(maxAccuracy: options.configuration.maxAccuracy, shard: options.shard, maximumLineBytes: options.maximumLineBytes)
+    }
 
     // MARK: - Input in any order: hold, group, evaluate.
 
@@ -59,7 +82,9 @@ public final class BatchEvaluator {
     ) throws {
         // At most one row per 8 bytes, plus one per slice (FixFileReader): reserved as
         // address space up front; the store grows for pipes.
-        let store = FixStore(capacity: (reader.fileSize ?? 64 << 20) / 8 + 1 << 16, keepsExtras: reader.hasExtras)
+        guard let store = FixStore(capacity: (reader.fileSize ?? 64 << 20) / 8 + 1 << 16, keepsExtras: reader.hasExtras) else {
+            throw FixFileError(path: reader.path, reason: MemoryHeadroom.message(bytes: 1 << 20, for: "the fix store"))
+        }
         var table = FixTable(store: store)
         defer { table.release(pool: pool) }
         var mark = Self.now()
@@ -87,6 +112,7 @@ public final class BatchEvaluator {
         // 4,096 and 65,536 fixes (large windows keep both workers busy; few events per fix,
         // as on the peers' world, allow them; several per fix, as on the Austin data, not).
         var windowFixes = 1 << 14
+        var lineBytesPerFix = Self.initialLineBytesPerFix
         var first = 0
         while first < table.devices.count {
             var last = first
@@ -102,6 +128,8 @@ public final class BatchEvaluator {
             }
             let window = first
             let starts = table.deviceStarts
+            let largest = (first..<last).map { starts[$0 + 1] - starts[$0] }.max() ?? 0
+            try checkMemory(fixes: fixes, largestDevice: largest, lineBytesPerFix: lineBytesPerFix, file: reader.path)
             let results = try evaluate(count: last - first, size: { starts[window + $0 + 1] - starts[window + $0] }) { k in
                 let d = window + k
                 let range = shared.table.deviceStarts[d]..<shared.table.deviceStarts[d + 1]
@@ -109,11 +137,30 @@ public final class BatchEvaluator {
             }
             account(results, summary: &summary)
             let bytes = results.reduce(0) { $0 + $1.bytes.count }
-            windowFixes = Self.windowFixes(lineBytesPerFix: Double(bytes) / Double(max(1, fixes)))
+            lineBytesPerFix = Double(bytes) / Double(max(1, fixes))
+            windowFixes = Self.windowFixes(lineBytesPerFix: lineBytesPerFix)
             try writer.submit(results)
             first = last
         }
         try writer.drain()
+    }
+
+    /// Output bytes per fix assumed for the first window's memory check (about one event
+    /// line a fix; later windows use what the previous one measured, and the headroom
+    /// margin absorbs a first window with more).
+    static let initialLineBytesPerFix = 200.0
+
+    /// Checks that a window of `fixes` fixes can be evaluated and written: its lines (as many
+    /// bytes a fix as the last window had, twice over for the arrays' growth; the previous
+    /// window's lines, still being written, are already held) and the largest device's
+    /// fixes gathered on each thread.
+    /// - Throws: ``FixFileError`` naming the file when the memory is refused.
+    private func checkMemory(fixes: Int, largestDevice: Int, lineBytesPerFix: Double, file: String) throws(FixFileError) {
+        let lines = Int(Swift.max(lineBytesPerFix, 64) * 2) * fixes
+        let gathered = largestDevice * MemoryLayout<FixRecord>.stride * 2 * pool.threads
+        if let problem = MemoryHeadroom.refusal(bytes: lines + gathered, for: "evaluating a window of \(fixes) fixes") {
+            throw FixFileError(path: file, reason: problem)
+        }
     }
 
     /// Fixes per window for about 8 MiB of output lines, from 4,096 to 65,536.
@@ -129,25 +176,44 @@ public final class BatchEvaluator {
     ) throws {
         var grouper = SortedInputGrouper()
         var largest = 0
+        var lineBytesPerFix = Self.initialLineBytesPerFix
         // One block's rows at a time: the grouper copies them out before the next block.
-        let store = FixStore(capacity: options.blockSize / 8 + 1 << 10, keepsExtras: reader.hasExtras)
+        guard let store = FixStore(capacity: options.blockSize / 8 + 1 << 10, keepsExtras: reader.hasExtras) else {
+            throw FixFileError(path: reader.path, reason: MemoryHeadroom.message(bytes: options.blockSize * 4, for: "a block of rows"))
+        }
         while true {
             store.used = 0
             guard let slices = try reader.nextSlices(pool: pool, policy: policy, store: store, keepLines: true) else { break }
-            for slice in slices { grouper.add(slice, store: store, summary: &summary) }
+            for slice in slices {
+                if let problem = grouper.add(slice, store: store, summary: &summary) {
+                    throw FixFileError(path: reader.path, reason: problem)
+                }
+            }
             let ready = grouper.takeCompleteDevices()
-            largest = max(largest, ready.reduce(0) { $0 + $1.fixes.count } + grouper.openRows)
-            try evaluateAndWrite(ready, writer: writer, summary: &summary)
+            let fixes = ready.reduce(0) { $0 + $1.fixes.count }
+            largest = max(largest, fixes + grouper.openRows)
+            lineBytesPerFix = try evaluateAndWrite(
+                ready, fixes: fixes, lineBytesPerFix: lineBytesPerFix, file: reader.path, writer: writer, summary: &summary)
             progress?(summary.rowsRead, reader.bytesRead)
         }
-        try evaluateAndWrite(grouper.finish(), writer: writer, summary: &summary)
+        let rest = grouper.finish()
+        _ = try evaluateAndWrite(
+            rest, fixes: rest.reduce(0) { $0 + $1.fixes.count }, lineBytesPerFix: lineBytesPerFix, file: reader.path,
+            writer: writer, summary: &summary)
         try writer.drain()
         summary.fixMemoryBytes = largest * MemoryLayout<FixRecord>.stride
         summary.deviceIDBytes = grouper.lastDeviceBytes
     }
 
-    private func evaluateAndWrite(_ devices: [BufferedDevice], writer: WindowWriter, summary: inout BatchSummary) throws {
-        guard !devices.isEmpty else { return }
+    /// Evaluates complete devices and queues their lines; returns the lines' bytes per fix
+    /// (for the next memory check).
+    private func evaluateAndWrite(
+        _ devices: [BufferedDevice], fixes: Int, lineBytesPerFix: Double, file: String, writer: WindowWriter,
+        summary: inout BatchSummary
+    ) throws -> Double {
+        guard !devices.isEmpty else { return lineBytesPerFix }
+        let largest = devices.map(\.fixes.count).max() ?? 0
+        try checkMemory(fixes: fixes, largestDevice: largest, lineBytesPerFix: lineBytesPerFix, file: file)
         let shared = SharedDevices(devices)
         let results = try evaluate(count: devices.count, size: { devices[$0].fixes.count }) { k in
             (shared.devices[k].id, shared.devices[k].fixes)
@@ -155,6 +221,7 @@ public final class BatchEvaluator {
         summary.devices += devices.count
         account(results, summary: &summary)
         try writer.submit(results)
+        return Double(results.reduce(0) { $0 + $1.bytes.count }) / Double(max(1, fixes))
     }
 
     // MARK: - Shared steps.

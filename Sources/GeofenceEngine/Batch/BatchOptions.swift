@@ -2,7 +2,8 @@
 public struct BatchOptions: Sendable {
     /// The tracker's settings (ignore period, dwell, tolerances, accuracy rules, …).
     public var configuration: TrackerConfiguration
-    /// Worker threads for parsing and for evaluating devices. Output is identical for any value.
+    /// Worker threads for parsing and for evaluating devices, 1 to
+    /// ``WorkerPool/maximumThreads``. Output is identical for any value.
     public var threads: Int
     /// Which devices this process evaluates.
     public var shard: ShardSpec
@@ -19,18 +20,24 @@ public struct BatchOptions: Sendable {
     /// a pipe (`tail -n +1001 fixes.csv | … --header … --line-offset 1000`) names the lines of
     /// the whole file.
     public var lineOffset: Int
+    /// The longest line accepted, in bytes (line break not included); longer lines are
+    /// rejected with reason `lineLength` and never held in memory.
+    public var maximumLineBytes: Int
 
+    /// `threads` is clamped to 1 ... ``WorkerPool/maximumThreads``.
     public init(
         configuration: TrackerConfiguration = TrackerConfiguration(), threads: Int = 1, shard: ShardSpec = .all,
-        sortedInput: Bool = false, blockSize: Int = 8 << 20, header: FixCSVHeader? = nil, lineOffset: Int = 0
+        sortedInput: Bool = false, blockSize: Int = 8 << 20, header: FixCSVHeader? = nil, lineOffset: Int = 0,
+        maximumLineBytes: Int = LineBlockReader.defaultMaximumLineBytes
     ) {
         self.configuration = configuration
-        self.threads = max(1, threads)
+        self.threads = min(max(1, threads), WorkerPool.maximumThreads)
         self.shard = shard
         self.sortedInput = sortedInput
         self.blockSize = blockSize
         self.header = header
         self.lineOffset = lineOffset
+        self.maximumLineBytes = max(1, maximumLineBytes)
     }
 }
 
@@ -105,6 +112,8 @@ public struct BatchSummary: Sendable {
                 .init(key: "evaluate", value: JSONValue.double(evaluateSeconds) ?? .null),
             ]))),
             .init(key: "fixesPerSecond", value: n(Int(fixesPerSecond))),
+            // Last: a summary cut short (a full disk) lacks it.
+            .init(key: "complete", value: .bool(true)),
         ]))
     }
 

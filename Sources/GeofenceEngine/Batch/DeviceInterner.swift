@@ -13,11 +13,13 @@ struct DeviceInterner {
 
     var count: Int { hashes.count }
 
-    /// The index of the id `bytes[start ..< end]` (already unquoted), adding it if new.
+    /// The index of the id `bytes[start ..< end]` (already unquoted), adding it if new; nil
+    /// when the id is new and not valid UTF-8 (the row is rejected, reason `encoding`; ids
+    /// already held were checked when they were added).
     ///
     /// - Complexity: O(length) expected.
     @inline(__always)
-    mutating func intern(_ p: UnsafePointer<UInt8>, _ start: Int, _ end: Int, hash: UInt64) -> UInt32 {
+    mutating func intern(_ p: UnsafePointer<UInt8>, _ start: Int, _ end: Int, hash: UInt64) -> UInt32? {
         let mask = table.count - 1
         var slot = Int(truncatingIfNeeded: hash) & mask
         while true {
@@ -27,6 +29,7 @@ struct DeviceInterner {
             if hashes[index] == hash && equals(index, p, start, end) { return UInt32(index) }
             slot = (slot + 1) & mask
         }
+        guard UTF8Validation.isValid(p, start, end) else { return nil }
         let index = hashes.count
         hashes.append(hash)
         arena.append(contentsOf: UnsafeBufferPointer(start: p + start, count: end - start))
@@ -39,7 +42,8 @@ struct DeviceInterner {
     /// Interns another interner's id `index` (used to merge per-thread interners).
     mutating func intern(from other: DeviceInterner, index: Int) -> UInt32 {
         other.arena.withUnsafeBufferPointer { a in
-            intern(a.baseAddress ?? UnsafePointer(bitPattern: 1)!, other.offsets[index], other.offsets[index + 1], hash: other.hashes[index])
+            // Valid: the other interner checked it.
+            intern(a.baseAddress ?? UnsafePointer(bitPattern: 1)!, other.offsets[index], other.offsets[index + 1], hash: other.hashes[index])!
         }
     }
 

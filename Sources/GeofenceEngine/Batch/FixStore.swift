@@ -38,26 +38,36 @@ final class FixStore: @unchecked Sendable {
     var used = 0
 
     /// Reserves `capacity` slots (address space only). When the system refuses a reservation
-    /// that large (strict overcommit), a smaller one is taken and ``reserve(_:)`` grows it.
-    init(capacity: Int, keepsExtras: Bool) {
+    /// that large, or it would leave too little for the rest of the run (an address-space
+    /// limit: ``MemoryHeadroom``), a smaller one is taken and ``reserve(_:)`` grows it. Nil
+    /// when not even 4,096 slots can be had.
+    init?(capacity: Int, keepsExtras: Bool) {
         self.keepsExtras = keepsExtras
         var n = Swift.max(1 << 12, Swift.min(capacity, Self.maximumSlots))
         while true {
-            if let c = ReservedMemory<Core>(count: n) {
-                if let e = ReservedMemory<Extras>(count: n) {
-                    if let d = ReservedMemory<UInt32>(count: n) {
-                        (cores, extras, deviceMemory) = (c, e, d)
-                        return
-                    }
-                    e.release()
-                }
-                c.release()
+            if let (c, e, d) = Self.reservation(n) {
+                (cores, extras, deviceMemory) = (c, e, d)
+                return
             }
             // 4,096 slots are a few hundred kilobytes: refused only when the process is out
             // of memory altogether.
-            precondition(n > 1 << 12, "cannot allocate memory for \(n) fixes")
+            guard n > 1 << 12 else { return nil }
             n = Swift.max(1 << 12, n / 4)
         }
+    }
+
+    /// The three arrays of `n` slots, or nil when they cannot be had with room to spare
+    /// (an eighth of their size, at least the headroom margin, still free after them).
+    private static func reservation(_ n: Int) -> (ReservedMemory<Core>, ReservedMemory<Extras>, ReservedMemory<UInt32>)? {
+        guard let c = ReservedMemory<Core>(count: n) else { return nil }
+        guard let e = ReservedMemory<Extras>(count: n) else { c.release(); return nil }
+        guard let d = ReservedMemory<UInt32>(count: n) else { c.release(); e.release(); return nil }
+        let bytes = n * (MemoryLayout<Core>.stride + MemoryLayout<Extras>.stride + MemoryLayout<UInt32>.stride)
+        guard MemoryHeadroom.refusal(bytes: bytes / 8, for: "the fix store") == nil else {
+            c.release(); e.release(); d.release()
+            return nil
+        }
+        return (c, e, d)
     }
 
     deinit {
@@ -138,9 +148,7 @@ final class FixStore: @unchecked Sendable {
         }
         guard slots > capacity else { return nil }
         for size in [Swift.min(Self.maximumSlots, Swift.max(slots, capacity * 2)), slots] {
-            guard let c = ReservedMemory<Core>(count: size) else { continue }
-            guard let e = ReservedMemory<Extras>(count: size) else { c.release(); continue }
-            guard let d = ReservedMemory<UInt32>(count: size) else { c.release(); e.release(); continue }
+            guard let (c, e, d) = Self.reservation(size) else { continue }
             c.base.update(from: cores.base, count: used)
             if keepsExtras { e.base.update(from: extras.base, count: used) }
             d.base.update(from: deviceMemory.base, count: used)
@@ -150,7 +158,7 @@ final class FixStore: @unchecked Sendable {
             (cores, extras, deviceMemory) = (c, e, d)
             return nil
         }
-        return "cannot reserve memory for \(slots) fixes (\((slots * bytesPerFix) >> 20) MiB): use --sorted-input or --shard"
+        return "out of memory: cannot reserve memory for \(slots) fixes (\((slots * bytesPerFix) >> 20) MiB, and room to spare): use --sorted-input or --shard"
     }
 }
 

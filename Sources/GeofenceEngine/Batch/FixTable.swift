@@ -39,11 +39,9 @@ struct FixTable {
         for slice in slices {
             let map = (0..<slice.interner.count).map { interner.intern(from: slice.interner, index: $0) }
             if slice.rowCount > 0 { segments.append(Segment(firstSlot: slice.firstSlot, count: slice.rowCount, deviceMap: map)) }
-            for rejection in slice.rejections {
-                rejections.add(rejection.reason, line: slice.firstLine + Int(rejection.relativeLine), message: rejection.message)
-            }
+            slice.addRejections(to: &rejections)
             rows += slice.rowCount
-            rowsRead += slice.rowCount + slice.rejections.count
+            rowsRead += slice.rowCount + slice.rejectedRows
             blankLines += slice.blankLines
             otherShardRows += slice.otherShardRows
         }
@@ -59,6 +57,9 @@ struct FixTable {
     /// - Complexity: O(n / threads + d log d + d × threads) for n rows and d devices.
     mutating func group(pool: WorkerPool) -> String? {
         let deviceCount = interner.count
+        // The ids as strings, their order and ranks, and each thread's counts and cursors.
+        let need = interner.arena.count + deviceCount * (64 + 24 * pool.threads) + rows * MemoryLayout<UInt32>.stride
+        if let problem = MemoryHeadroom.refusal(bytes: need, for: "grouping \(rows) fixes by device") { return problem }
         let ids = (0..<deviceCount).map { interner.id($0) }
         devices = (0..<UInt32(deviceCount)).sorted { ids[Int($0)].utf8.lexicographicallyPrecedes(ids[Int($1)].utf8) }
         var rank = [UInt32](repeating: 0, count: deviceCount)

@@ -14,7 +14,13 @@ struct ParsedSlice {
     var rowCount = 0
     /// 0-based line of each accepted row within the slice (kept only when asked for).
     var relativeLine: [Int32] = []
+    /// The first rejections of each reason (at most ``RejectionTally/examplesKept``), with
+    /// their messages, in line order: a file of bad rows costs counts, not a message a row.
     var rejections: [Rejection] = []
+    /// Rejected rows by reason (``RejectionReason/allCases`` order), examples included.
+    var rejectedByReason = [Int](repeating: 0, count: RejectionReason.allCases.count)
+    /// Rejected rows of the slice.
+    var rejectedRows = 0
     /// Lines in the slice, blank ones included.
     var lineCount = 0
     var blankLines = 0
@@ -24,23 +30,84 @@ struct ParsedSlice {
     var firstLine = 0
 }
 
+extension ParsedSlice {
+    /// Counts a rejected row, keeping its message while the reason has few examples.
+    mutating func reject(_ reason: RejectionReason, line: Int32, message: @autoclosure () -> String) {
+        let k = reason.position
+        rejectedByReason[k] += 1
+        rejectedRows += 1
+        if rejectedByReason[k] <= RejectionTally.examplesKept {
+            rejections.append(Rejection(relativeLine: line, reason: reason, message: message()))
+        }
+    }
+
+    /// Adds the slice's rejections to `tally` (whose rows all come before the slice's).
+    func addRejections(to tally: inout RejectionTally) {
+        var kept = [Int](repeating: 0, count: rejectedByReason.count)
+        for rejection in rejections {
+            tally.add(rejection.reason, line: firstLine + Int(rejection.relativeLine), message: rejection.message)
+            kept[rejection.reason.position] += 1
+        }
+        for (k, reason) in RejectionReason.allCases.enumerated() { tally.add(reason, count: rejectedByReason[k] - kept[k]) }
+    }
+
+    /// The slice of one line too long to hold (``LineBlockReader/Chunk/overlongLine(bytes:)``):
+    /// rejected with reason `lineLength`, in shard 0 (its device id was never read).
+    static func overlongLine(bytes: Int, policy: FixRowPolicy, firstSlot: Int) -> ParsedSlice {
+        var slice = ParsedSlice()
+        slice.firstSlot = firstSlot
+        slice.lineCount = 1
+        if policy.shard.contains(hash: 0) {
+            slice.reject(.lineLength, line: 0, message: policy.lineLengthMessage(bytes))
+        } else {
+            slice.otherShardRows = 1
+        }
+        return slice
+    }
+}
+
+extension RejectionReason {
+    /// The reason's place in ``allCases`` (an array index for per-reason counts).
+    var position: Int {
+        switch self {
+        case .parse: 0
+        case .coordinate: 1
+        case .accuracy: 2
+        case .order: 3
+        case .encoding: 4
+        case .lineLength: 5
+        }
+    }
+}
+
 /// Limits applied while parsing rows, before any state is touched.
 public struct FixRowPolicy: Sendable {
     /// Rows with a larger accuracy (metres) are rejected with reason `accuracy`.
     public var maxAccuracy: Double
     public var shard: ShardSpec
+    /// Lines with more bytes (line break not included) are rejected with reason `lineLength`.
+    public var maximumLineBytes: Int
 
-    public init(maxAccuracy: Double = 1_000, shard: ShardSpec = .all) {
+    public init(maxAccuracy: Double = 1_000, shard: ShardSpec = .all, maximumLineBytes: Int = LineBlockReader.defaultMaximumLineBytes) {
         self.maxAccuracy = maxAccuracy
         self.shard = shard
+        self.maximumLineBytes = maximumLineBytes
+    }
+
+    func lineLengthMessage(_ bytes: Int) -> String {
+        "line of \(bytes) bytes or more, longer than the maximum of \(maximumLineBytes) (not read; counted in shard 0)"
     }
 }
 
 extension ParsedSlice {
-    /// Parses the lines of `p[start ..< end]` (whole lines; the last may lack its break),
-    /// writing accepted rows to `store` from `firstSlot` on; there must be
-    /// room for `(end - start) / 8 + 1` rows (the most a slice can hold). Unless `keepLines`,
-    /// the rows are staged in `scratch` (the calling thread's own) and stored device by device.
+    /// Parses the lines of `p[start ..< end]` (whole lines; the last may lack its break).
+    ///
+    /// With `keepLines` the accepted rows are written to `store` from `firstSlot` on (there
+    /// must be room for `(end - start) / 8 + 1` rows, the most a slice can hold). Otherwise
+    /// they are staged in `scratch` (``FixStore/Writer/staging(in:rows:keepsExtras:)`` with
+    /// that many rows) for the caller to place device by device once it knows where
+    /// (``FixStore/Writer/place(from:count:at:deviceCount:)``); `store` then only says
+    /// whether accuracy and level are kept.
     ///
     /// - Complexity: O(bytes); allocation only for new devices and rejections.
     static func parse(
@@ -50,8 +117,7 @@ extension ParsedSlice {
         var slice = ParsedSlice()
         slice.firstSlot = firstSlot
         // Rows whose lines are kept go straight to the store, in line order (the streaming
-        // path reads them so); the others are staged in the thread's scratch and placed
-        // device by device (``FixStore/Writer/place(from:count:at:deviceCount:)``).
+        // path reads them so); the others are staged in the slice's scratch.
         let staged = !keepLines
         let target = staged ? FixStore.Writer.staging(in: scratch, rows: (end - start) / 8 + 1, keepsExtras: store.keepsExtras) : store
         let origin = staged ? 0 : firstSlot
@@ -64,31 +130,33 @@ extension ParsedSlice {
         var shortIDs = ShortIDTable()
         // Without sharding the id's FNV-1a hash is needed only to intern a new id.
         let unsharded = policy.shard.count == 1
+        let maximumLine = policy.maximumLineBytes
         var lineStart = start
         var line: Int32 = 0
         while lineStart < end {
             // The usual row: parsed in one pass that also finds the line's end, then, when it
             // is valid, stored with its id looked up by its bytes as two words.
             let simpleEnd = row.parseSimple(p, lineStart, limit: end, header: header)
-            if let lineEnd = simpleEnd, unsharded, !(row.accuracy > policy.maxAccuracy),
+            if let lineEnd = simpleEnd, lineEnd &- lineStart <= maximumLine, unsharded, !(row.accuracy > policy.maxAccuracy),
                 Coordinate(latitude: row.latitude, longitude: row.longitude).isValid,
                 let key = ShortIDTable.key(p, row.deviceStart, row.deviceEnd, readable: end)
             {
-                let index: UInt32
-                if let known = shortIDs.index(of: key) {
-                    index = known
-                } else {
+                var index = shortIDs.index(of: key)
+                if index == nil {
                     var h = FNV1a()
                     for k in row.deviceStart..<row.deviceEnd { h.add(p[k]) }
+                    // nil for an id that is not UTF-8: the full path below rejects the row.
                     index = slice.interner.intern(p, row.deviceStart, row.deviceEnd, hash: h.value)
-                    shortIDs.insert(key, index: index)
+                    if let index { shortIDs.insert(key, index: index) }
                 }
-                target.write(row, device: index, at: slot)
-                slot += 1
-                if keepLines { slice.relativeLine.append(line) }
-                lineStart = lineEnd + 1
-                line += 1
-                continue
+                if let index {
+                    target.write(row, device: index, at: slot)
+                    slot += 1
+                    if keepLines { slice.relativeLine.append(line) }
+                    lineStart = lineEnd + 1
+                    line += 1
+                    continue
+                }
             }
             // memchr is vectorised: several times faster than a byte loop on 40-byte lines.
             let lineEnd: Int
@@ -103,6 +171,15 @@ extension ParsedSlice {
             }
             if lineEnd == lineStart || (lineEnd - lineStart == 1 && p[lineStart] == 0x0D) {
                 slice.blankLines += 1
+                continue
+            }
+            if lineEnd - lineStart > maximumLine {
+                // Like a line the reader skipped (``overlongLine(bytes:policy:firstSlot:)``).
+                if policy.shard.contains(hash: 0) {
+                    slice.reject(.lineLength, line: line, message: policy.lineLengthMessage(lineEnd - lineStart))
+                } else {
+                    slice.otherShardRows += 1
+                }
                 continue
             }
             let failure = simpleEnd != nil ? nil : row.parse(p, lineStart, lineEnd, header: header)
@@ -137,32 +214,37 @@ extension ParsedSlice {
                 continue
             }
             if let failure {
-                slice.rejections.append(Rejection(relativeLine: line, reason: .parse, message: failure.reason))
+                slice.reject(.parse, line: line, message: failure.reason)
                 continue
             }
             let position = Coordinate(latitude: row.latitude, longitude: row.longitude)
             if !position.isValid {
-                slice.rejections.append(Rejection(relativeLine: line, reason: .coordinate, message: position.invalidReason ?? ""))
+                slice.reject(.coordinate, line: line, message: position.invalidReason ?? "")
                 continue
             }
             if row.accuracy > policy.maxAccuracy {
-                slice.rejections.append(Rejection(
-                    relativeLine: line, reason: .accuracy,
-                    message: "accuracy \(row.accuracy) m is worse than the maximum \(policy.maxAccuracy) m"))
+                slice.reject(.accuracy, line: line, message: "accuracy \(row.accuracy) m is worse than the maximum \(policy.maxAccuracy) m")
                 continue
             }
-            let index: UInt32
+            let interned: UInt32?
             if sameAsLast {
-                index = lastIndex
+                interned = lastIndex
             } else if row.deviceQuoted {
-                index = unquoted.withUnsafeBufferPointer { u in
+                interned = unquoted.withUnsafeBufferPointer { u in
                     slice.interner.intern(u.baseAddress ?? p, 0, u.count, hash: hash)
                 }
                 haveLast = false
             } else {
-                index = slice.interner.intern(p, idStart, idEnd, hash: hash)
-                lastStart = idStart; lastEnd = idEnd; lastIndex = index; lastHash = hash
-                haveLast = true
+                interned = slice.interner.intern(p, idStart, idEnd, hash: hash)
+                if let interned {
+                    lastStart = idStart; lastEnd = idEnd; lastIndex = interned; lastHash = hash
+                    haveLast = true
+                }
+            }
+            guard let index = interned else {
+                let quoted = row.deviceQuoted
+                slice.reject(.encoding, line: line, message: "device_id \(quoted ? unquoted.withUnsafeBufferPointer { UTF8Validation.escaped($0) } : UTF8Validation.escaped(UnsafeBufferPointer(start: p + idStart, count: idEnd - idStart))) is not valid UTF-8")
+                continue
             }
             target.write(row, device: index, at: slot)
             slot += 1
@@ -170,7 +252,6 @@ extension ParsedSlice {
         }
         slice.lineCount = Int(line)
         slice.rowCount = slot - origin
-        if staged { store.place(from: target, count: slice.rowCount, at: firstSlot, deviceCount: slice.interner.count) }
         return slice
     }
 }

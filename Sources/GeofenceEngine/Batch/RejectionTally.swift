@@ -8,6 +8,12 @@ public enum RejectionReason: String, CaseIterable, Hashable, Sendable, Codable, 
     case accuracy
     /// With sorted input: the row breaks the device/time order.
     case order
+    /// A text field the engine keeps (the device id) is not valid UTF-8: two such ids would
+    /// otherwise print alike (invalid bytes become U+FFFD) and look like one device.
+    case encoding
+    /// The line is longer than the longest line accepted (1 MiB by default); it is skipped
+    /// without being held in memory.
+    case lineLength
 
     public static func < (a: Self, b: Self) -> Bool {
         allCases.firstIndex(of: a)! < allCases.firstIndex(of: b)!
@@ -38,6 +44,12 @@ public struct RejectionTally: Hashable, Sendable {
         if examples[reason, default: []].count < Self.examplesKept {
             examples[reason, default: []].append(Example(line: line, message: message()))
         }
+    }
+
+    /// Records `count` rejected rows whose examples are not kept (they come after the kept ones).
+    mutating func add(_ reason: RejectionReason, count: Int) {
+        guard count > 0 else { return }
+        counts[reason, default: 0] += count
     }
 
     /// Adds another tally whose rows all come after this one's in the file.

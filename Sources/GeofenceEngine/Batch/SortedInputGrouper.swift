@@ -31,13 +31,13 @@ struct SortedInputGrouper {
 
     /// Takes a parsed slice (the next lines of the file; its rows are in `store`, and its
     /// `relativeLine` kept).
-    mutating func add(_ slice: ParsedSlice, store: FixStore, summary: inout BatchSummary) {
+    /// - Returns: nil, or why the device's fixes cannot be held (memory refused, checked
+    ///   before each time its buffer grows: ``MemoryHeadroom``).
+    mutating func add(_ slice: ParsedSlice, store: FixStore, summary: inout BatchSummary) -> String? {
         // Rejections and rows of a slice interleave by line; the tally wants ascending lines
         // per reason, which each list already has.
-        for rejection in slice.rejections {
-            summary.rejections.add(rejection.reason, line: slice.firstLine + Int(rejection.relativeLine), message: rejection.message)
-        }
-        summary.rowsRead += slice.rowCount + slice.rejections.count
+        slice.addRejections(to: &summary.rejections)
+        summary.rowsRead += slice.rowCount + slice.rejectedRows
         summary.blankLines += slice.blankLines
         summary.otherShardRows += slice.otherShardRows
         var ids: [[UInt8]] = []
@@ -63,8 +63,19 @@ struct SortedInputGrouper {
                 continue
             }
             lastTimestamp = t
+            if open!.fixes.records.count == open!.fixes.records.capacity {
+                // The buffer doubles: ask first (the largest device is the mode's memory bound).
+                let grown = Swift.max(16, open!.fixes.records.capacity * 2)
+                if let problem = MemoryHeadroom.refusal(
+                    bytes: grown * MemoryLayout<FixRecord>.stride, for: "holding the fixes of device \(open!.id) (--sorted-input)")
+                {
+                    return problem
+                }
+                open!.fixes.records.reserveCapacity(grown)
+            }
             open!.fixes.records.append(record)
         }
+        return nil
     }
 
     /// The devices known to be complete (a later device has started), in order.

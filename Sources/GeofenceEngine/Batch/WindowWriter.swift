@@ -8,43 +8,92 @@ import Synchronization
 /// the events of at most two windows are held (a window's lines can be tens of megabytes when
 /// fixes make several events each, as on the Austin data).
 /// The first write error stops the writing and is thrown by the next call.
-final class WindowWriter: @unchecked Sendable {
-    private let output: OutputSink
-    private let queue = DispatchQueue(label: "geofence-engine.window-writer")
-    private let room = DispatchSemaphore(value: 1)
-    private let failure = Mutex<FileReadError?>(nil)
+///
+/// The thread is the writer's own, started with ``Platform/startThread(stackSize:_:)`` (a
+/// failure is an error, not a wait), and needs no memory to take a window: a queue of
+/// blocks (libdispatch) would need some, and spins when the system refuses it.
+final class WindowWriter {
+    private let state: State
 
-    init(_ output: OutputSink) { self.output = output }
+    /// Starts the writing thread.
+    /// - Throws: ``ThreadStartError`` when it cannot be started.
+    init(_ output: OutputSink) throws(ThreadStartError) {
+        let state = State(output)
+        if let reason = Platform.startThread(stackSize: 1 << 20, { state.loop() }) {
+            throw ThreadStartError(thread: 1, of: 1, reason: "the output writer: \(reason)")
+        }
+        self.state = state
+    }
+
+    deinit { state.stop() }
 
     /// Queues a window's lines (waits while the previous one is still being written).
     /// - Throws: the error of an earlier write.
     func submit(_ results: [DeviceResult]) throws(FileReadError) {
-        try check()
-        room.wait()
-        queue.async { [self] in
-            defer { room.signal() }
-            guard failure.withLock({ $0 }) == nil else { return }
-            do throws(FileReadError) {
-                for result in results { try output.write(result.bytes) }
-            } catch {
-                failure.withLock { $0 = error }
-            }
-        }
+        try state.check()
+        state.room.wait()
+        state.pending = results
+        state.ready.signal()
     }
 
     /// Waits until every queued window is written. - Throws: the first write error.
     func drain() throws(FileReadError) {
-        queue.sync {}
-        try check()
+        state.room.wait()
+        state.room.signal()
+        try state.check()
     }
 
     /// Drains, then flushes the output. - Throws: the first write error.
     func finish() throws(FileReadError) {
         try drain()
-        try output.flush()
+        try state.output.flush()
     }
 
-    private func check() throws(FileReadError) {
-        if let error = failure.withLock({ $0 }) { throw error }
+    /// What the writing thread shares with the writer. The thread holds this, not the
+    /// writer, so the writer's `deinit` runs when its owner lets go, and stops the thread.
+    private final class State: @unchecked Sendable {
+        let output: OutputSink
+        /// Signalled when no window is being written (one permit: one window in flight).
+        let room = DispatchSemaphore(value: 1)
+        /// Signalled when `pending` holds a window, or when the thread is to stop.
+        let ready = DispatchSemaphore(value: 0)
+        // Handed over under the semaphores: written by `submit` before `ready` is signalled,
+        // read by the thread after it waited for `ready`.
+        var pending: [DeviceResult]? = nil
+        let failure = Mutex<FileReadError?>(nil)
+
+        init(_ output: OutputSink) { self.output = output }
+
+        func loop() {
+            while true {
+                ready.wait()
+                guard let results = pending else {
+                    // Stopping: give back the permit `stop` took (a semaphore must end with
+                    // its initial value), then end the thread.
+                    room.signal()
+                    return
+                }
+                pending = nil
+                if failure.withLock({ $0 }) == nil {
+                    do throws(FileReadError) {
+                        for result in results { try output.write(result.bytes) }
+                    } catch {
+                        failure.withLock { $0 = error }
+                    }
+                }
+                room.signal()
+            }
+        }
+
+        /// Waits for the window in flight, then ends the thread.
+        func stop() {
+            room.wait()
+            pending = nil
+            ready.signal()
+        }
+
+        func check() throws(FileReadError) {
+            if let error = failure.withLock({ $0 }) { throw error }
+        }
     }
 }

@@ -8,7 +8,8 @@ import Synchronization
 /// The temporary name says what it is and whose it is:
 /// `.<file name>.geofence-tmp-<pid>-<counter>-<random>` in the target's folder, so
 /// concurrent writers to one path never share one, and a killed writer's leftover is
-/// recognisable.
+/// recognisable: the next writer to the same path removes the temporary files of processes
+/// that no longer exist (``removeStaleTemporaryFiles(for:)``).
 ///
 /// Not `Sendable`: one writer per thread.
 package final class AtomicFileWriter {
@@ -25,6 +26,7 @@ package final class AtomicFileWriter {
     /// - Throws: ``FileReadError`` naming `path` when the folder cannot take a new file.
     package init(path: String) throws(FileReadError) {
         self.path = path
+        Self.removeStaleTemporaryFiles(for: path)
         var made: (String, Int32)? = nil
         for _ in 0..<16 {
             let candidate = Self.temporaryName(for: path)
@@ -56,6 +58,28 @@ package final class AtomicFileWriter {
 
     private static let counter = ProcessCounter()
 
+    /// Removes the temporary files that writers to `path` left when they were killed: those
+    /// whose process no longer exists. Files of live processes (this one included) are
+    /// concurrent writers and stay. Returns how many were removed.
+    ///
+    /// A process id the system has since given to another process keeps its file until that
+    /// process ends too; the name still says what the file is.
+    @discardableResult
+    package static func removeStaleTemporaryFiles(for path: String) -> Int {
+        let (folder, name) = split(path)
+        let prefix = ".\(name).geofence-tmp-"
+        guard let entries = Platform.folderEntries(folder) else { return 0 }
+        var removed = 0
+        for entry in entries where entry.hasPrefix(prefix) {
+            let rest = entry.dropFirst(prefix.count)
+            guard let pid = rest.split(separator: "-", maxSplits: 1).first.flatMap({ Int32($0) }),
+                pid != Platform.processID, !Platform.processExists(pid)
+            else { continue }
+            if Platform.remove(folder + entry) { removed += 1 }
+        }
+        return removed
+    }
+
     private static func temporaryName(for path: String) -> String {
         let random = UInt64.random(in: 0...UInt64.max)
         let hex = String(random, radix: 16)
@@ -68,32 +92,48 @@ package final class AtomicFileWriter {
         if buffer.count >= Self.flushThreshold { try drain() }
     }
 
-    /// Appends raw bytes.
+    /// Appends raw bytes (a megabyte or more, with nothing buffered, goes straight to the file:
+    /// callers that buffer themselves pay no second copy).
     package func write(_ bytes: UnsafeRawBufferPointer) throws(FileReadError) {
+        if buffer.isEmpty && bytes.count >= Self.flushThreshold {
+            try writeOut(bytes)
+            return
+        }
         buffer.append(contentsOf: bytes)
         if buffer.count >= Self.flushThreshold { try drain() }
     }
 
+    private func writeOut(_ bytes: UnsafeRawBufferPointer) throws(FileReadError) {
+        try checkOpen()
+        if !Platform.writeAll(fd, bytes) { try fail("write failed") }
+    }
+
+    /// Throws when the file was already committed or abandoned (after an earlier error).
+    private func checkOpen() throws(FileReadError) {
+        if finished { throw FileReadError(path: path, reason: "already committed or abandoned (after an earlier error)") }
+    }
+
+    /// Abandons the file and throws why (from `errno`, read first).
+    private func fail(_ what: String) throws(FileReadError) -> Never {
+        let reason = FileBytes.errnoText(what)
+        abandon()
+        throw FileReadError(path: path, reason: reason)
+    }
+
     private func drain() throws(FileReadError) {
         guard !buffer.isEmpty else { return }
-        if !Platform.writeAll(fd, buffer) {
-            let reason = FileBytes.errnoText("write failed")
-            abandon()
-            throw FileReadError(path: path, reason: reason)
-        }
+        try checkOpen()
+        let written = buffer.withUnsafeBytes { Platform.writeAll(fd, $0) }
+        if !written { try fail("write failed") }
         buffer.removeAll(keepingCapacity: true)
     }
 
     /// Flushes, renames the temporary file over `path` and makes the rename durable.
     /// - Throws: ``FileReadError``; the temporary file is then removed and `path` untouched.
     package func commit() throws(FileReadError) {
-        precondition(!finished, "commit after commit or abandon")
+        try checkOpen()
         try drain()
-        guard Platform.synchronize(fd) else {
-            let reason = FileBytes.errnoText("cannot flush to disk")
-            abandon()
-            throw FileReadError(path: path, reason: reason)
-        }
+        guard Platform.synchronize(fd) else { try fail("cannot flush to disk") }
         Platform.close(fd)
         fd = -1
         guard Platform.rename(temporaryPath, to: path) else {

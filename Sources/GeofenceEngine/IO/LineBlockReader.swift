@@ -3,12 +3,36 @@
 ///
 /// A regular file is mapped and its blocks are views of the page cache (no copy; the pages
 /// of blocks already handed out are dropped from the process as it goes, so resident memory
-/// stays about two blocks). Pipes and devices are read block by block into a buffer: one
-/// block (default 8 MiB) plus the longest line, whatever the input's size. A mapped file
-/// must not shrink while it is read (a truncated mapping is a bus error): inputs that may
-/// change go through a pipe (`cat file |` … `--fixes /dev/stdin`).
+/// stays about two blocks); under an address-space limit (`ulimit -v`), which would count
+/// the whole mapping, it is read like a pipe. Pipes and devices are read block by block into a buffer: one
+/// block (default 8 MiB), or the longest line when that is longer, whatever the input's size.
+/// A mapped file must not shrink while it is read (a truncated mapping is a bus error):
+/// inputs that may change go through a pipe (`cat file |` … `--fixes /dev/stdin`).
+///
+/// **Line length.** A line may hold at most ``maximumLineBytes`` bytes before its line break
+/// (default 1 MiB). A longer line that does not fit in a block is never held: it is skipped
+/// and reported as ``Chunk/overlongLine(bytes:)`` (so `/dev/zero` costs one block, not all
+/// memory). A longer line inside a block is left to the caller, who checks each line's
+/// length against the same maximum (``forEachLine(_:overlongLine:)`` does).
 public final class LineBlockReader {
+    /// The default longest line, in bytes (line break not included): 1 MiB.
+    public static let defaultMaximumLineBytes = 1 << 20
+
+    /// What ``nextChunk()`` returns: whole lines, or the news that one line was too long.
+    public enum Chunk {
+        /// A block of whole lines (the last block may end without a line break). The bytes
+        /// stay valid until the next call.
+        case lines(UnsafeRawBufferPointer)
+        /// One line longer than ``maximumLineBytes``, skipped without being held: `bytes` is
+        /// how much of it was seen when it was found too long (at least the maximum). The
+        /// rest of the line is read past on the next call, so an endless line (`/dev/zero`)
+        /// is reported at once.
+        case overlongLine(bytes: Int)
+    }
+
     public let path: String
+    /// The longest line accepted, in bytes.
+    public let maximumLineBytes: Int
     private let fd: Int32
     private var buffer: UnsafeMutableRawBufferPointer
     /// Bytes of the next block already in the buffer (the partial line after the last break).
@@ -20,8 +44,11 @@ public final class LineBlockReader {
     public private(set) var bytesRead = 0
 
     /// Opens the file. - Throws: ``FileReadError`` naming the file and the reason.
-    public init(path: String, blockSize: Int = 8 << 20) throws(FileReadError) {
+    public init(path: String, blockSize: Int = 8 << 20, maximumLineBytes: Int = LineBlockReader.defaultMaximumLineBytes)
+        throws(FileReadError)
+    {
         self.path = path
+        self.maximumLineBytes = max(1, maximumLineBytes)
         fd = Platform.openForReading(path)
         guard fd >= 0 else { throw FileReadError(path: path, reason: FileBytes.errnoText("cannot open")) }
         let status = Platform.status(of: fd)
@@ -31,30 +58,53 @@ public final class LineBlockReader {
         }
         fileSize = status?.kind == .regular ? status?.size : nil
         self.blockSize = max(blockSize, 64)
-        if let size = fileSize, let mapped = Platform.mapReadOnly(fd, size: size) {
+        // Under an address-space limit the mapping would count the whole file against it:
+        // the file is then read block by block, like a pipe.
+        if let size = fileSize, Platform.addressSpaceLimit == nil, let mapped = Platform.mapReadOnly(fd, size: size) {
             // A regular file is read through a mapping: blocks are views of the page cache,
             // with no copy (read(2) copying the file was a tenth of a whole batch run).
             Platform.adviseSequential(mapped.baseAddress!, size: size)
             mapping = mapped
-            buffer = .allocate(byteCount: 64, alignment: 16)
+            buffer = UnsafeMutableRawBufferPointer(start: nil, count: 0)
         } else {
             mapping = nil
-            buffer = .allocate(byteCount: self.blockSize, alignment: 16)
+            guard let memory = Platform.allocate(bytes: self.blockSize) else {
+                Platform.close(fd)
+                throw FileReadError(path: path, reason: "cannot allocate a read buffer of \(self.blockSize >> 20) MiB (out of memory)")
+            }
+            buffer = UnsafeMutableRawBufferPointer(start: memory, count: self.blockSize)
         }
     }
 
     deinit {
         if let mapping { Platform.unmap(mapping.baseAddress!, size: mapping.count) }
         Platform.close(fd)
-        buffer.deallocate()
+        if let base = buffer.baseAddress { Platform.free(base) }
     }
 
-    /// The next block of whole lines (the last block may end without a line break), or nil at
-    /// the end of the file. The bytes stay valid until the next call.
+    /// The next block of whole lines, or nil at the end of the file. The bytes stay valid
+    /// until the next call.
+    /// - Throws: ``FileReadError`` when the file cannot be read, or has a line longer than
+    ///   ``maximumLineBytes`` that does not fit in a block.
+    public func nextBlock() throws(FileReadError) -> UnsafeRawBufferPointer? {
+        switch try nextChunk() {
+        case nil: return nil
+        case .lines(let block): return block
+        case .overlongLine(let bytes):
+            throw FileReadError(path: path, reason: "a line of \(bytes) bytes or more, longer than the maximum of \(maximumLineBytes)")
+        }
+    }
+
+    /// The next block of whole lines, or the length of a line too long to hold, or nil at the
+    /// end of the file.
     ///
     /// - Complexity: O(block size); one `read` call per block in the usual case.
-    public func nextBlock() throws(FileReadError) -> UnsafeRawBufferPointer? {
-        if let mapping { return nextMappedBlock(mapping) }
+    public func nextChunk() throws(FileReadError) -> Chunk? {
+        if let mapping { return nextMappedChunk(mapping) }
+        if skippingLine {
+            skippingLine = false
+            try skipRestOfLine()
+        }
         // Move the carried partial line to the front.
         if carry > 0 && lastBlockEnd > 0 {
             buffer.baseAddress!.copyMemory(from: buffer.baseAddress! + lastBlockEnd, byteCount: carry)  // may overlap
@@ -63,34 +113,80 @@ public final class LineBlockReader {
         var filled = carry
         while true {
             if !atEOF && filled < buffer.count {
-                let n = Platform.read(fd, into: buffer.baseAddress! + filled, count: buffer.count - filled)
-                if n < 0 {
-                    throw FileReadError(path: path, reason: FileBytes.errnoText("read failed"))
-                }
-                if n == 0 { atEOF = true } else { filled += n; bytesRead += n; continue }
+                let n = try readMore(at: filled)
+                if n == 0 { atEOF = true } else { filled += n; continue }
             }
             if filled == 0 { return nil }
+            let base = buffer.baseAddress!.assumingMemoryBound(to: UInt8.self)
             if atEOF {
                 carry = 0
                 lastBlockEnd = filled
-                return UnsafeRawBufferPointer(rebasing: buffer[0..<filled])
+                if filled > maximumLineBytes && Platform.firstLineBreak(in: base, from: 0, to: filled) == filled {
+                    return .overlongLine(bytes: filled)  // the last line, unterminated and too long
+                }
+                return .lines(UnsafeRawBufferPointer(rebasing: buffer[0..<filled]))
             }
             // Full buffer: cut after its last line break.
             var cut = filled
-            let base = buffer.baseAddress!.assumingMemoryBound(to: UInt8.self)
             while cut > 0 && base[cut - 1] != 0x0A { cut -= 1 }
             if cut == 0 {
-                // One line longer than the buffer: grow and read on.
-                let bigger = UnsafeMutableRawBufferPointer.allocate(byteCount: buffer.count * 2, alignment: 16)
-                bigger.baseAddress!.copyMemory(from: buffer.baseAddress!, byteCount: filled)
-                buffer.deallocate()
-                buffer = bigger
+                // One line longer than the buffer: grow up to the longest line, or skip it.
+                if buffer.count > maximumLineBytes {
+                    // Reported now; the rest of the line is skipped on the next call.
+                    skippingLine = true
+                    carry = 0
+                    lastBlockEnd = 0
+                    return .overlongLine(bytes: filled)
+                }
+                try grow(to: min(buffer.count * 2, maximumLineBytes + 1), keeping: filled)
                 continue
             }
             carry = filled - cut
             lastBlockEnd = cut
-            return UnsafeRawBufferPointer(rebasing: buffer[0..<cut])
+            return .lines(UnsafeRawBufferPointer(rebasing: buffer[0..<cut]))
         }
+    }
+
+    /// Reads into the buffer from `offset`; the bytes read (0 at the end of the file).
+    private func readMore(at offset: Int) throws(FileReadError) -> Int {
+        let n = Platform.read(fd, into: buffer.baseAddress! + offset, count: buffer.count - offset)
+        if n < 0 { throw FileReadError(path: path, reason: FileBytes.errnoText("read failed")) }
+        bytesRead += n
+        return n
+    }
+
+    /// Reads past the rest of a line already reported too long, keeping what follows its
+    /// line break as the carry.
+    private func skipRestOfLine() throws(FileReadError) {
+        let base = buffer.baseAddress!.assumingMemoryBound(to: UInt8.self)
+        while true {
+            let n = try readMore(at: 0)
+            if n == 0 {
+                atEOF = true
+                carry = 0
+                lastBlockEnd = 0
+                return
+            }
+            let lineBreak = Platform.firstLineBreak(in: base, from: 0, to: n)
+            if lineBreak < n {
+                carry = n - lineBreak - 1
+                lastBlockEnd = lineBreak + 1
+                return
+            }
+        }
+    }
+
+    /// True when the reader is inside a line reported too long (a pipe or device).
+    private var skippingLine = false
+
+    /// Replaces the buffer by one of `size` bytes holding its first `keeping` bytes.
+    private func grow(to size: Int, keeping: Int) throws(FileReadError) {
+        guard let bigger = Platform.allocate(bytes: size) else {
+            throw FileReadError(path: path, reason: "cannot allocate memory for a line of \(size) bytes (out of memory)")
+        }
+        bigger.copyMemory(from: buffer.baseAddress!, byteCount: keeping)
+        Platform.free(buffer.baseAddress!)
+        buffer = UnsafeMutableRawBufferPointer(start: bigger, count: size)
     }
 
     private var lastBlockEnd = 0
@@ -102,7 +198,7 @@ public final class LineBlockReader {
     /// The next block of the mapping: about `blockSize` bytes, cut after a line break. The
     /// pages of the blocks before the previous one are dropped from this process (they stay
     /// in the page cache), so the resident set holds two blocks, not the file.
-    private func nextMappedBlock(_ mapping: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer? {
+    private func nextMappedChunk(_ mapping: UnsafeRawBufferPointer) -> Chunk? {
         let start = mappedOffset
         guard start < mapping.count else { return nil }
         let page = Platform.pageSize
@@ -119,30 +215,51 @@ public final class LineBlockReader {
             if back > start {
                 cut = back
             } else {
-                // One line longer than a block: the block runs to its end.
-                while cut < mapping.count && base[cut - 1] != 0x0A { cut += 1 }
+                // One line longer than a block: the block runs to its end, unless it is too long.
+                let lineBreak = Platform.firstLineBreak(in: base, from: start, to: mapping.count)
+                cut = min(mapping.count, lineBreak + 1)
+                if lineBreak - start > maximumLineBytes {
+                    mappedOffset = cut
+                    bytesRead = cut
+                    return .overlongLine(bytes: lineBreak - start)
+                }
             }
         }
         mappedOffset = cut
         bytesRead = cut
-        return UnsafeRawBufferPointer(rebasing: mapping[start..<cut])
+        return .lines(UnsafeRawBufferPointer(rebasing: mapping[start..<cut]))
     }
 
     /// Calls `body` with each line (no line break) and its 1-based line number, in order.
     /// A final line without a line break is a line too.
+    ///
+    /// A line longer than ``maximumLineBytes`` goes to `overlongLine` with its number and
+    /// length instead; without that handler it is an error (``FileReadError``).
     public func forEachLine(
-        _ body: (_ base: UnsafePointer<UInt8>, _ start: Int, _ end: Int, _ lineNumber: Int) throws -> Void
+        _ body: (_ base: UnsafePointer<UInt8>, _ start: Int, _ end: Int, _ lineNumber: Int) throws -> Void,
+        overlongLine: ((_ lineNumber: Int, _ bytes: Int) throws -> Void)? = nil
     ) throws {
         var lineNumber = 0
-        while let block = try nextBlock() {
+        func overlong(_ bytes: Int) throws {
+            if let overlongLine { return try overlongLine(lineNumber, bytes) }
+            throw FileReadError(
+                path: path, reason: "line \(lineNumber): \(bytes) bytes or more, longer than the maximum of \(maximumLineBytes)")
+        }
+        while let chunk = try nextChunk() {
+            guard case .lines(let block) = chunk else {
+                if case .overlongLine(let bytes) = chunk {
+                    lineNumber += 1
+                    try overlong(bytes)
+                }
+                continue
+            }
             let base = block.baseAddress!.assumingMemoryBound(to: UInt8.self)
             var start = 0
             let n = block.count
             while start < n {
-                var end = start
-                while end < n && base[end] != 0x0A { end += 1 }
+                let end = Platform.firstLineBreak(in: base, from: start, to: n)
                 lineNumber += 1
-                try body(base, start, end, lineNumber)
+                if end - start > maximumLineBytes { try overlong(end - start) } else { try body(base, start, end, lineNumber) }
                 start = end + 1
             }
         }

@@ -1,39 +1,69 @@
 /// A buffered byte writer to standard output, standard error or a file.
 ///
+/// A file path is written atomically: the bytes go to a temporary file beside it
+/// (``AtomicFileWriter``), and ``commit()`` makes the complete file appear at the path. Until
+/// then a file already at the path is untouched; a sink dropped without ``commit()`` (a run
+/// that failed) removes its temporary file and leaves the path as it was. A path that names a
+/// device or a pipe (`/dev/null`, a FIFO) is written in place, as a stream, like standard
+/// output.
+///
 /// Not `Sendable`: one writer per thread (workers format into their own byte arrays and one
 /// thread writes them, in order).
 public final class OutputSink {
     public let name: String
     private let fd: Int32
     private let ownsDescriptor: Bool
+    private let file: AtomicFileWriter?
     private var buffer: [UInt8] = []
     private let flushThreshold: Int
+    private var committed = false
 
     /// Standard output.
     public static func standardOutput() -> OutputSink { OutputSink(fd: 1, name: "standard output", owns: false) }
     /// Standard error (flushed at every call of ``flush()``).
     public static func standardError() -> OutputSink { OutputSink(fd: 2, name: "standard error", owns: false) }
 
-    private init(fd: Int32, name: String, owns: Bool, flushThreshold: Int = 1 << 20) {
+    private init(fd: Int32, name: String, owns: Bool, file: AtomicFileWriter? = nil, flushThreshold: Int = 1 << 20) {
         self.fd = fd
         self.name = name
         ownsDescriptor = owns
+        self.file = file
         self.flushThreshold = flushThreshold
         buffer.reserveCapacity(flushThreshold + 4096)
     }
 
-    /// Creates (or truncates) the file at `path`.
+    /// Starts the file at `path`: a temporary file beside it that ``commit()`` renames over
+    /// it (over the file a symbolic link points to, when `path` is one); or, when `path` is
+    /// a device or a pipe, that device, written as a stream.
     /// - Throws: ``FileReadError`` naming the file and why it cannot be written.
     public convenience init(path: String) throws(FileReadError) {
-        let fd = Platform.createTruncating(path)
-        guard fd >= 0 else { throw FileReadError(path: path, reason: FileBytes.errnoText("cannot create")) }
-        self.init(fd: fd, name: path, owns: true)
+        switch Platform.status(atPath: path)?.kind {
+        case .directory:
+            throw FileReadError(path: path, reason: "is a directory, not a file")
+        case .other:
+            let fd = Platform.openExistingForWriting(path)
+            guard fd >= 0 else { throw FileReadError(path: path, reason: FileBytes.errnoText("cannot open for writing")) }
+            self.init(fd: fd, name: path, owns: true)
+        case .regular:
+            // A link keeps pointing where it did: its target is replaced, not the link.
+            let target = Platform.resolvingLinks(path) ?? path
+            self.init(fd: -1, name: path, owns: false, file: try AtomicFileWriter(path: target))
+        case nil:
+            self.init(fd: -1, name: path, owns: false, file: try AtomicFileWriter(path: path))
+        }
     }
 
     deinit {
-        try? flush()
-        if ownsDescriptor { Platform.close(fd) }
+        if let file {
+            if !committed { file.abandon() }
+        } else {
+            try? flush()
+            if ownsDescriptor { Platform.close(fd) }
+        }
     }
+
+    /// True when the sink writes a file that appears only on ``commit()``.
+    public var isAtomicFile: Bool { file != nil }
 
     /// Appends bytes; writes them out once a megabyte has gathered.
     @inline(__always)
@@ -63,16 +93,33 @@ public final class OutputSink {
         if buffer.count >= flushThreshold { try flush() }
     }
 
-    /// Writes out everything buffered.
+    /// Writes out everything buffered (to the temporary file, for a file path).
     public func flush() throws(FileReadError) {
-        if !Platform.writeAll(fd, buffer) {
-            let reason = FileBytes.errnoText("write failed")
-            buffer.removeAll(keepingCapacity: true)
-            throw FileReadError(path: name, reason: reason)
+        defer { buffer.removeAll(keepingCapacity: true) }
+        if let file {
+            // withUnsafeBytes rethrows untyped: the error is carried out by hand.
+            let failure = buffer.withUnsafeBytes { bytes -> FileReadError? in
+                do throws(FileReadError) { try file.write(bytes) } catch { return error }
+                return nil
+            }
+            if let failure { throw failure }
+            return
         }
-        buffer.removeAll(keepingCapacity: true)
+        if !Platform.writeAll(fd, buffer) {
+            throw FileReadError(path: name, reason: FileBytes.errnoText("write failed"))
+        }
+    }
+
+    /// Flushes; for a file path, makes the complete file appear at the path (flushed to disk,
+    /// renamed over it). Further calls do nothing.
+    /// - Throws: ``FileReadError``; the path then keeps its previous file.
+    public func commit() throws(FileReadError) {
+        guard !committed else { return }
+        try flush()
+        committed = true
+        try file?.commit()
     }
 
     /// True when the descriptor is a terminal (progress bars only draw on one).
-    public var isTerminal: Bool { Platform.isTerminal(fd) }
+    public var isTerminal: Bool { file == nil && Platform.isTerminal(fd) }
 }

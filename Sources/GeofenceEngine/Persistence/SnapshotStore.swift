@@ -9,10 +9,13 @@ import Foundation
 /// a truncated file from a damaged one, and the FNV-1a checksum catches damage that still
 /// parses.
 ///
-/// Writing: to `<path>.tmp-<pid>` in the same directory, `fsync`, `rename` over `path`, then
-/// `fsync` of the directory. A crash at any point leaves either the previous snapshot or the
-/// new one at `path`, never a torn one; a stale temporary file is harmless (the next write
-/// of the same process replaces it, and reading never looks at it).
+/// Writing goes through ``AtomicFileWriter``: a temporary file beside the path with a name of
+/// its own (`.<name>.geofence-tmp-<pid>-<counter>-<random>`), `fsync`, `rename` over `path`,
+/// `fsync` of the folder. A crash at any point leaves either the previous snapshot or the
+/// new one at `path`, never a torn one; concurrent writers to one path (threads or
+/// processes) never share a temporary file, the last rename wins, and a reader always finds
+/// a complete snapshot. A killed writer's temporary file is removed by the next write to
+/// the same path; reading never looks at it.
 public enum SnapshotStore {
     static let format = "geofence-engine snapshot"
 
@@ -24,21 +27,21 @@ public enum SnapshotStore {
         var fnv1a64: String
     }
 
-    /// The temporary file a write of this process uses for `path`.
-    public static func temporaryPath(for path: String) -> String { "\(path).tmp-\(Platform.processID)" }
-
     /// Writes `snapshot` to `path` atomically.
     /// - Throws: ``SnapshotError`` (`io`) naming the file and the failing step.
     public static func write<S: VersionedSnapshot>(_ snapshot: S, to path: String) throws(SnapshotError) {
-        try write(snapshot, to: path, crashAfterBytes: nil)
+        let bytes = try encode(snapshot, path: path)
+        do throws(FileReadError) {
+            let file = try AtomicFileWriter(path: path)
+            try file.write(bytes)
+            try file.commit()
+        } catch {
+            throw SnapshotError(path: path, problem: .io(error.reason))
+        }
     }
 
-    /// `write`, with a test hook: stop (as a crash would) after writing `crashAfterBytes`
-    /// bytes of the temporary file, leaving it behind, and throw.
-    static func write<S: VersionedSnapshot>(_ snapshot: S, to path: String, crashAfterBytes: Int?) throws(SnapshotError) {
-        func fail(_ what: String) -> SnapshotError {
-            SnapshotError(path: path, problem: .io(Platform.errorText(what)))
-        }
+    /// The file's bytes: the header line, the snapshot's JSON and a line break.
+    static func encode<S: VersionedSnapshot>(_ snapshot: S, path: String?) throws(SnapshotError) -> [UInt8] {
         let payload: [UInt8]
         do {
             let encoder = JSONEncoder()
@@ -49,47 +52,25 @@ public enum SnapshotStore {
         }
         let header = "{\"format\":\"\(format)\",\"kind\":\"\(S.kind)\",\"version\":\(snapshot.version),"
             + "\"bytes\":\(payload.count),\"fnv1a64\":\"\(hex(fnv1a64(payload[...])))\"}\n"
-        let bytes = Array(header.utf8) + payload + [0x0A]
-        let temporary = temporaryPath(for: path)
-        let fd = Platform.createTruncating(temporary)
-        guard fd >= 0 else { throw fail("cannot create \(temporary)") }
-        let limit = crashAfterBytes.map { Swift.min($0, bytes.count) } ?? bytes.count
-        guard bytes.withUnsafeBytes({ Platform.writeAll(fd, UnsafeRawBufferPointer(rebasing: $0[0..<limit])) }) else {
-            let error = fail("cannot write \(temporary)")
-            Platform.close(fd)
-            Platform.remove(temporary)
-            throw error
-        }
-        if crashAfterBytes != nil {
-            Platform.close(fd)
-            throw SnapshotError(path: path, problem: .io("simulated crash after \(limit) bytes"))
-        }
-        guard Platform.synchronize(fd) else {
-            let error = fail("cannot flush \(temporary)")
-            Platform.close(fd)
-            Platform.remove(temporary)
-            throw error
-        }
-        Platform.close(fd)
-        guard Platform.rename(temporary, to: path) else {
-            let error = fail("cannot rename \(temporary) to \(path)")
-            Platform.remove(temporary)
-            throw error
-        }
-        // Make the rename itself durable.
-        Platform.synchronizeDirectory((path as NSString).deletingLastPathComponent)
+        return Array(header.utf8) + payload + [0x0A]
     }
 
     /// Reads a snapshot of type `S` from `path`.
     /// - Throws: ``SnapshotError`` naming the file: `io` (cannot read), `truncated` (ends
     ///   early), `wrongVersion` (names both versions), `corrupt` (anything else wrong).
     public static func read<S: VersionedSnapshot>(_ type: S.Type, from path: String) throws(SnapshotError) -> S {
-        func corrupt(_ detail: String) -> SnapshotError { SnapshotError(path: path, problem: .corrupt(detail)) }
-        func truncated(_ detail: String) -> SnapshotError { SnapshotError(path: path, problem: .truncated(detail)) }
         let bytes: [UInt8]
         do { bytes = try FileBytes.read(path) } catch {
             throw SnapshotError(path: path, problem: .io(error.reason))
         }
+        return try decode(type, from: bytes, path: path)
+    }
+
+    /// Decodes a snapshot file's bytes (what ``read(_:from:)`` does once the file is read;
+    /// the fuzz target's entry). Errors name `path`.
+    package static func decode<S: VersionedSnapshot>(_ type: S.Type, from bytes: [UInt8], path: String?) throws(SnapshotError) -> S {
+        func corrupt(_ detail: String) -> SnapshotError { SnapshotError(path: path, problem: .corrupt(detail)) }
+        func truncated(_ detail: String) -> SnapshotError { SnapshotError(path: path, problem: .truncated(detail)) }
         if bytes.isEmpty { throw truncated("the file is empty") }
         guard let newline = bytes.firstIndex(of: 0x0A) else {
             throw bytes.count < 200 && bytes.first == UInt8(ascii: "{")

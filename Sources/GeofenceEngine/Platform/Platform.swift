@@ -69,6 +69,13 @@ package enum Platform {
         return FileStatus(st)
     }
 
+    /// The path with its symbolic links resolved (`realpath`), or nil when it does not exist.
+    package static func resolvingLinks(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(UnsafeMutableRawPointer(resolved)) }
+        return String(cString: resolved)
+    }
+
     /// Reads up to `count` bytes; retries when interrupted. Bytes read, 0 at the end, -1 on error.
     package static func read(_ fd: Int32, into buffer: UnsafeMutableRawPointer, count: Int) -> Int {
         while true {
@@ -142,6 +149,24 @@ package enum Platform {
     /// True when the descriptor is a terminal.
     package static func isTerminal(_ fd: Int32) -> Bool { isatty(fd) == 1 }
 
+    /// Opens an existing file for writing, without creating or truncating it (devices and
+    /// pipes given as an output path); -1 on failure.
+    package static func openExistingForWriting(_ path: String) -> Int32 { open(path, O_WRONLY | O_CLOEXEC) }
+
+    /// The names in a folder (without `.` and `..`), or nil when it cannot be read.
+    package static func folderEntries(_ path: String) -> [String]? {
+        guard let folder = opendir(path.isEmpty ? "." : path) else { return nil }
+        defer { closedir(folder) }
+        var names: [String] = []
+        while let entry = readdir(folder) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names
+    }
+
     // MARK: Memory
 
     /// The virtual memory page size in bytes.
@@ -181,8 +206,47 @@ package enum Platform {
         madvise(UnsafeMutableRawPointer(mutating: base), size, MADV_DONTNEED)
     }
 
+    /// The process's address-space limit in bytes (`ulimit -v`, `prlimit --as`), or nil when
+    /// there is none. Read, never set.
+    package static var addressSpaceLimit: Int? {
+        var limit = rlimit()
+        #if canImport(Glibc)
+        let resource = __rlimit_resource_t(RLIMIT_AS.rawValue)
+        #else
+        let resource = RLIMIT_AS
+        #endif
+        // RLIM_INFINITY is all ones (it does not import as a constant on Linux).
+        guard getrlimit(resource, &limit) == 0, limit.rlim_cur != rlim_t.max else { return nil }
+        return Int(clamping: limit.rlim_cur)
+    }
+
+    /// Under an address-space limit, keeps the C library to one heap for all threads: glibc
+    /// gives each thread that allocates its own heap of 64 MiB of address space (reserved,
+    /// not used), which a limit counts in full. No effect without a limit, or on Darwin.
+    package static func shareOneHeapUnderAddressSpaceLimit() {
+        #if canImport(Glibc)
+        // mallopt is not in the Glibc module (malloc.h): looked up by name. M_ARENA_MAX is -8.
+        guard addressSpaceLimit != nil, let symbol = dlsym(nil, "mallopt") else { return }
+        typealias Mallopt = @convention(c) (Int32, Int32) -> Int32
+        _ = unsafeBitCast(symbol, to: Mallopt.self)(-8, 1)
+        #endif
+    }
+
     /// `malloc`, which returns nil when refused (Swift's allocation traps instead).
     package static func allocate(bytes: Int) -> UnsafeMutableRawPointer? { malloc(bytes) }
+
+    /// True when `bytes` more of address space can be had right now: a writable mapping of
+    /// that size is made and dropped at once, touching nothing. It fails where the allocation
+    /// it stands for would: under an address-space limit (`ulimit -v`) and under strict
+    /// overcommit accounting.
+    package static func canReserve(bytes: Int) -> Bool {
+        guard bytes > 0 else { return true }
+        guard let p = mmap(nil, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANON, -1, 0), p != MAP_FAILED else {
+            return false
+        }
+        munmap(p, bytes)
+        return true
+    }
 
     /// Frees what ``allocate(bytes:)`` returned.
     package static func free(_ pointer: UnsafeMutableRawPointer) {
@@ -230,6 +294,12 @@ package enum Platform {
         return Double(ts.tv_sec) + Double(ts.tv_nsec) * 1e-9
     }
 
+    /// Sleeps for `seconds` (`nanosleep`; an interrupted sleep just ends early).
+    package static func sleep(seconds: Double) {
+        var time = timespec(tv_sec: Int(seconds), tv_nsec: Int((seconds - seconds.rounded(.down)) * 1e9))
+        _ = nanosleep(&time, nil)
+    }
+
     /// The one-minute load average (NaN when unknown): machines are shared, and a high value
     /// explains a slow benchmark run.
     package static func loadAverage() -> Double {
@@ -242,6 +312,68 @@ package enum Platform {
 
     /// This process's id.
     package static var processID: Int32 { getpid() }
+
+    /// True while a process with this id exists (`kill(pid, 0)`: only "no such process" says
+    /// it is gone; a process of another user still exists).
+    package static func processExists(_ pid: Int32) -> Bool {
+        guard pid > 0 else { return false }
+        return kill(pid, 0) == 0 || errno != ESRCH
+    }
+
+    /// Ends a process at once (`SIGKILL`), as a crash or the out-of-memory killer would; tests
+    /// use it. False when the signal could not be sent.
+    @discardableResult
+    package static func killAtOnce(_ pid: Int32) -> Bool { kill(pid, SIGKILL) == 0 }
+
+    /// True when this process runs under AddressSanitizer or ThreadSanitizer (their runtimes
+    /// export `__asan_init` / `__tsan_init`): their memory overhead voids resident-memory bounds.
+    package static var underSanitizer: Bool {
+        #if canImport(Glibc)
+        let everywhere: UnsafeMutableRawPointer? = nil  // RTLD_DEFAULT
+        #else
+        let everywhere = UnsafeMutableRawPointer(bitPattern: -2)  // RTLD_DEFAULT
+        #endif
+        return dlsym(everywhere, "__asan_init") != nil || dlsym(everywhere, "__tsan_init") != nil
+    }
+
+    // MARK: Threads
+
+    /// Starts a detached thread with a `stackSize`-byte stack that runs `body`.
+    ///
+    /// - Returns: nil when the thread runs, else why it could not be created (the error of
+    ///   `pthread_create`: no memory for its stack, or the system's thread limit). Unlike
+    ///   Foundation's `Thread.start()`, a failure is reported, so no one waits for a thread
+    ///   that never existed.
+    package static func startThread(stackSize: Int, _ body: @escaping @Sendable () -> Void) -> String? {
+        let box = Unmanaged.passRetained(ThreadBody(body)).toOpaque()
+        var attributes = pthread_attr_t()
+        pthread_attr_init(&attributes)
+        defer { pthread_attr_destroy(&attributes) }
+        pthread_attr_setstacksize(&attributes, stackSize)
+        pthread_attr_setdetachstate(&attributes, Int32(PTHREAD_CREATE_DETACHED))
+        #if canImport(Glibc)
+        var thread = pthread_t()
+        let code = pthread_create(&thread, &attributes, { raw in
+            Unmanaged<ThreadBody>.fromOpaque(raw!).takeRetainedValue().body()
+            return nil
+        }, box)
+        #else
+        var thread: pthread_t? = nil
+        let code = pthread_create(&thread, &attributes, { raw in
+            Unmanaged<ThreadBody>.fromOpaque(raw).takeRetainedValue().body()
+            return nil
+        }, box)
+        #endif
+        guard code == 0 else {
+            Unmanaged<ThreadBody>.fromOpaque(box).release()
+            return describe(code)
+        }
+        return nil
+    }
+
+    /// Runs `handler` when the process exits normally (`atexit`): the tests remove their
+    /// temporary folder this way.
+    package static func atExit(_ handler: @escaping @convention(c) () -> Void) { atexit(handler) }
 
     /// Ends the process with `status`, without running anything further.
     package static func exit(_ status: Int32) -> Never {
@@ -275,6 +407,12 @@ package enum Platform {
     package static func bytesEqual(_ a: UnsafeRawPointer, _ b: UnsafeRawPointer, count: Int) -> Bool {
         memcmp(a, b, count) == 0
     }
+}
+
+/// What a new thread runs (boxed to pass through `pthread_create`'s context pointer).
+private final class ThreadBody {
+    let body: @Sendable () -> Void
+    init(_ body: @escaping @Sendable () -> Void) { self.body = body }
 }
 
 extension Platform.FileStatus {

@@ -5,13 +5,20 @@
 /// indexed by `w` (a GEOS context, an evaluator) is only ever touched by one thread.
 /// Items are handed out in index order from a shared counter.
 public enum ParallelWorkers {
-    /// Calls `body(item, worker)` once for every item in `0 ..< count`, on `threads` threads,
-    /// and returns when all are done. With one thread, or one item, it runs inline.
+    /// Calls `body(item, worker)` once for every item in `0 ..< count`, on `threads` threads
+    /// (at most ``WorkerPool/maximumThreads``), and returns when all are done. With one
+    /// thread, or one item, it runs inline; so it does when the threads cannot be started
+    /// (the same results, only later: never a wait for a thread that does not exist).
     ///
     /// - Complexity: O(count) calls; one atomic increment per item.
     public static func run(count: Int, threads: Int, _ body: @escaping @Sendable (_ item: Int, _ worker: Int) -> Void) {
         // A pool for this one call; long runs of small batches keep a ``WorkerPool`` instead.
-        WorkerPool(threads: max(1, min(threads, count))).run(count: count, body)
+        let wanted = max(1, min(threads, count, WorkerPool.maximumThreads))
+        guard wanted > 1, let pool = try? WorkerPool(threads: wanted) else {
+            for i in 0..<count { body(i, 0) }
+            return
+        }
+        pool.run(count: count, body)
     }
 }
 

@@ -1,5 +1,18 @@
-import Foundation
+import Dispatch
 import Synchronization
+
+/// A thread that could not be started: the system refused its stack or its limit on threads
+/// was reached.
+public struct ThreadStartError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// The 1-based number of the thread that failed, and how many were asked for.
+    public var thread: Int
+    public var of: Int
+    /// The system's reason (`pthread_create`'s error).
+    public var reason: String
+    public var description: String {
+        "cannot start thread \(thread) of \(of): \(reason) (use fewer threads, or raise the memory or thread limit)"
+    }
+}
 
 /// A fixed set of threads that run batches of work items, kept alive between batches so a
 /// long run of small batches (the batch evaluator's windows of devices) pays for thread
@@ -7,27 +20,52 @@ import Synchronization
 ///
 /// Worker `w` is always the same thread, so per-worker state indexed by `w` is only touched
 /// by one thread. Items of a batch are handed out in index order from a shared counter.
+///
+/// The threads are created with ``Platform/startThread(stackSize:_:)``, which reports a
+/// failure: a pool whose threads cannot all start stops the ones that did and throws, so no
+/// batch ever waits for a thread that does not exist.
 public final class WorkerPool: @unchecked Sendable {
+    /// The most threads a pool (and `--threads`) may have. More than the cores gains nothing
+    /// for this CPU-bound work; each thread costs an 8 MiB stack and, in the batch, a GEOS
+    /// context and buffers.
+    public static let maximumThreads = 256
+
+    /// Each worker's stack: the evaluation of deep polygons recurses in GEOS.
+    package static let stackSize = 8 << 20
+
     public let threads: Int
     /// What the worker threads share. They hold it, never the pool, so the pool's `deinit`
     /// runs as soon as its owner lets go, and there stops them and waits for them.
     private let shared: Shared
-    private let lock = NSLock()
+    private let lock = Mutex(())
 
-    public init(threads: Int) {
+    /// Starts `threads` threads (1 runs every batch on the calling thread).
+    /// - Throws: ``ThreadStartError`` when a thread cannot be created; the threads already
+    ///   started are stopped first.
+    /// - Precondition: `threads <= maximumThreads` (callers check their input).
+    public convenience init(threads: Int) throws(ThreadStartError) {
+        try self.init(threads: threads) { body in Platform.startThread(stackSize: Self.stackSize, body) }
+    }
+
+    /// As ``init(threads:)``, with the way threads are started given (tests make it fail).
+    package init(threads: Int, start: (@escaping @Sendable () -> Void) -> String?) throws(ThreadStartError) {
+        precondition(threads <= Self.maximumThreads, "at most \(Self.maximumThreads) threads")
         self.threads = max(1, threads)
         shared = Shared(threads: self.threads)
         guard self.threads > 1 else { return }
         for w in 0..<self.threads {
             let shared = self.shared
-            let thread = Thread { shared.loop(worker: w) }
-            thread.stackSize = 8 << 20
-            thread.start()
+            if let reason = start({ shared.loop(worker: w) }) {
+                // The pool is deinitialised as it throws: `deinit` stops the `w` threads
+                // that run.
+                throw ThreadStartError(thread: w + 1, of: self.threads, reason: reason)
+            }
+            shared.started = w + 1
         }
     }
 
     deinit {
-        if threads > 1 { shared.stop() }
+        shared.stop()
     }
 
     /// Calls `body(item, worker)` for every item in `0 ..< count` and returns when all are done.
@@ -38,9 +76,7 @@ public final class WorkerPool: @unchecked Sendable {
             for i in 0..<count { body(i, 0) }
             return
         }
-        lock.lock()
-        defer { lock.unlock() }
-        shared.run(count: count, body)
+        lock.withLock { _ in shared.run(count: count, body) }
     }
 
     /// The state of one pool's threads.
@@ -54,6 +90,8 @@ public final class WorkerPool: @unchecked Sendable {
         var count = 0
         var body: (@Sendable (Int, Int) -> Void)? = nil
         var stopping = false
+        /// Workers whose threads run (all of them once the pool is made).
+        var started = 0
 
         init(threads: Int) {
             self.threads = threads
@@ -69,10 +107,12 @@ public final class WorkerPool: @unchecked Sendable {
             self.body = nil
         }
 
+        /// Stops the workers that were started (the others never ran) and waits for them.
         func stop() {
+            guard !stopping else { return }
             stopping = true
-            for s in start { s.signal() }
-            for _ in 0..<threads { done.wait() }
+            for s in start.prefix(started) { s.signal() }
+            for _ in 0..<started { done.wait() }
         }
 
         func loop(worker: Int) {

@@ -87,8 +87,7 @@ struct BatchFixture {
 
     /// A temporary file holding `text`.
     static func write(_ text: String, name: String = "fixes.csv") throws -> String {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("geofence-batch-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let dir = try TestFolders.make("geofence-batch")
         let url = dir.appendingPathComponent(name)
         try text.write(to: url, atomically: true, encoding: .utf8)
         return url.path
@@ -97,7 +96,7 @@ struct BatchFixture {
 
 /// Runs the batch evaluator on a file and returns the NDJSON text and the summary.
 func runBatch(_ set: FenceSet, path: String, options: BatchOptions) throws -> (String, BatchSummary) {
-    let out = FileManager.default.temporaryDirectory.appendingPathComponent("events-\(UUID().uuidString).ndjson").path
+    let out = TestFolders.root.appendingPathComponent("events-\(UUID().uuidString).ndjson").path
     let summary: BatchSummary
     do {
         let sink = try OutputSink(path: out)

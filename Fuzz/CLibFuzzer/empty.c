@@ -1,0 +1,1 @@
+// The target is the header; SwiftPM wants a source file.
