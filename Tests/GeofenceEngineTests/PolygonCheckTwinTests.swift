@@ -76,4 +76,40 @@ struct PolygonCheckTwinTests {
             #expect(abs(mine.x - geos.x) <= tolerance && abs(mine.y - geos.y) <= tolerance, "seed \(seed) round \(round): \(mine) against \(geos)")
         }
     }
+
+    @Test("the shuffle's draws are spread over their whole range (Welzl's expected linear time)")
+    func shuffleDraws() {
+        var state: UInt64 = 12_345
+        for bound in [1, 2, 7, 100, 27_059] {
+            let draws = 50 * Swift.min(bound, 100)
+            var counts = [Int: Int]()
+            for _ in 0..<draws {
+                let k = MinimumEnclosingCircle.shuffleIndex(&state, below: bound)
+                #expect((0..<bound).contains(k), "draw \(k) outside 0..<\(bound)")
+                counts[k, default: 0] += 1
+            }
+            // Every value of a small range is drawn, none far more often than its share.
+            if bound <= 100 {
+                #expect(counts.count == bound, "bound \(bound): only \(counts.count) distinct draws")
+            } else {
+                #expect(counts.count > draws / 2, "bound \(bound): only \(counts.count) distinct draws of \(draws)")
+            }
+            #expect(counts.values.max()! <= 3 * draws / bound + 10, "bound \(bound): a value drawn \(counts.values.max()!) times")
+        }
+    }
+
+    @Test("a ring of 20,000 vertices in ring order is enclosed in linear time")
+    func largeRing() {
+        // In ring order (the order a polygon's vertices come in) without a real shuffle this
+        // took minutes in a debug build; the bound on point tests is generous.
+        let n = 20_000
+        var points = (0..<n).map { k -> SIMD2<Double> in
+            let a = Double(k) / Double(n) * 2 * Double.pi
+            return SIMD2(1000 * cos(a) + 3 * sin(7 * a), 800 * sin(a))
+        }
+        let circle = MinimumEnclosingCircle.planarCircle(&points)
+        let far = points.map { (($0 - SIMD2(circle.x, circle.y)) * ($0 - SIMD2(circle.x, circle.y))).sum().squareRoot() }.max()!
+        #expect(far <= circle.radius * (1 + 1e-9), "a point lies outside the circle")
+        #expect(circle.radius >= 1000 && circle.radius < 1004)
+    }
 }
