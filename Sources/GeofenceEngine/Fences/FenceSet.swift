@@ -41,10 +41,10 @@ public final class FenceSet: Sendable {
     /// centres, so the fences a point query meets (neighbours in space) sit next to each other
     /// in memory. `storageIndex[slot]` is a fence's position in that order.
     let storageIndex: FrozenBuffer<Int32>
-    /// Four circle numbers by storage position in one 32-byte record (latitude and longitude in
-    /// radians, cos(latitude), sin²(r / 2R)), so the containment test of a circle reads one
-    /// cache line; the threshold is -1 for a polygon.
-    let circleRecordBuffer: FrozenBuffer<SIMD4<Double>>
+    /// Every fence's containment record by storage position (one 64-byte line: a circle's
+    /// numbers, or a polygon's grid), and every polygon's classified cells (see
+    /// ``PolygonCellIndex``), so the test of a candidate starts with one cache line.
+    let polygonCells: PolygonCellIndex
     /// `levels` by storage position, read through a pointer by the hot paths.
     let levelBuffer: FrozenBuffer<Int>
     /// Every polygon's parts, rings and vertices, by storage position.
@@ -105,7 +105,7 @@ public final class FenceSet: Sendable {
         enclosingCircles = s.enclosingCircles
         eventFragments = s.eventFragments
         storageIndex = s.storageIndex
-        circleRecordBuffer = s.circleRecords
+        polygonCells = s.polygonCells
         levelBuffer = s.levelBuffer
         shapes = s.shapes
         polygonEdges = s.polygonEdges
@@ -115,10 +115,10 @@ public final class FenceSet: Sendable {
         largestRadius = s.largestRadius
     }
 
-    /// Bytes of the data a point query reads: the grid directory, circle records, levels and
-    /// polygon edges.
+    /// Bytes of the data a point query reads: the grid directory, containment records and
+    /// polygon cells, levels and polygon vertices.
     public var hotBytes: Int {
-        directory.memoryBytes + circleRecordBuffer.count * 32 + levelBuffer.count * 8 + polygonEdges.memoryBytes
+        directory.memoryBytes + polygonCells.memoryBytes + levelBuffer.count * 8 + shapes.vertices.count * 8
     }
 
     /// The slot of the fence with this id, or nil.

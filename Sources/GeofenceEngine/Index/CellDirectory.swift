@@ -266,16 +266,31 @@ public final class CellDirectory: Sendable {
             return UInt32(truncatingIfNeeded: cy &* columns &+ cx)
         }
 
+        /// Where the point's cell's entries are in `boxes` and `slots`: `first ..< end`; end −1
+        /// outside the grid (or for NaN), where no entry can hold the point. A batch reads these
+        /// for a block of points first, so their cache misses overlap.
+        @inline(__always)
+        func entries(latitude: Double, longitude: Double) -> (first: Int, end: Int) {
+            guard longitude >= minLongitude, longitude <= maxLongitude, latitude >= minLatitude, latitude <= maxLatitude
+            else { return (0, -1) }
+            let cx = Swift.min(columns &- 1, Int((longitude - minLongitude) * inverseCellWidth))
+            let cy = Swift.min(rows &- 1, Int((latitude - minLatitude) * inverseCellHeight))
+            let cell = cy &* columns &+ cx
+            return (Int(starts[cell]), Int(starts[cell &+ 1]))
+        }
+
         /// Writes the candidate keys of the point to `out` (room for ``CellDirectory/maximumCandidates``)
         /// in ascending slot order, each once, and returns how many. No allocation.
         @inline(__always)
         func searchKeys(latitude: Double, longitude: Double, writingTo out: UnsafeMutablePointer<UInt64>) -> Int {
-            guard longitude >= minLongitude, longitude <= maxLongitude, latitude >= minLatitude, latitude <= maxLatitude
-            else { return 0 }
-            let cx = Swift.min(columns &- 1, Int((longitude - minLongitude) * inverseCellWidth))
-            let cy = Swift.min(rows &- 1, Int((latitude - minLatitude) * inverseCellHeight))
-            let cell = cy &* columns &+ cx
-            let first = Int(starts[cell]), end = Int(starts[cell &+ 1])
+            let (first, end) = entries(latitude: latitude, longitude: longitude)
+            return keys(latitude: latitude, longitude: longitude, entries: first, end, writingTo: out)
+        }
+
+        /// ``searchKeys(latitude:longitude:writingTo:)`` given the point's ``entries(latitude:longitude:)``.
+        @inline(__always)
+        func keys(latitude: Double, longitude: Double, entries first: Int, _ end: Int, writingTo out: UnsafeMutablePointer<UInt64>) -> Int {
+            if first == end && largeCount == 0 || end < 0 { return 0 }
             var n = 0
             let x = Float(longitude), y = Float(latitude)
             let query = SIMD4(x, y, -x, -y)

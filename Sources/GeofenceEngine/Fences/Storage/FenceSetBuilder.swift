@@ -37,16 +37,13 @@ enum FenceSetBuilder {
         entryBoxes = []
         entrySlots = []
 
-        let circleRecords = FrozenBuffer<SIMD4<Double>>(count: n) { out in
-            for (k, slot) in order.enumerated() {
-                out.initializeElement(at: k, to: circleRecord(gathered.attributes[slot], gathered.circles[slot]))
-            }
-        }
+        let circleRecords = order.map { circleRecord(gathered.attributes[$0], gathered.circles[$0]) }
         let levelBuffer = FrozenBuffer<Int>(count: n) { out in
             for (k, slot) in order.enumerated() { out.initializeElement(at: k, to: gathered.levels[slot]) }
         }
         let shapes = FenceShapeScatter.scatter(&chunks, slots: slots, order: order)
         let polygonEdges = PolygonEdgeIndex(shapes: shapes, count: n)
+        let polygonCells = PolygonCellIndex(shapes: shapes, circleRecords: circleRecords)
         let ids = gathered.ids
         return FenceStorage(
             ids: ids, idTable: FenceIDTable(ids: ids), properties: gathered.properties, libraries: gathered.libraries,
@@ -56,7 +53,7 @@ enum FenceSetBuilder {
             enclosingCircles: FrozenBuffer(gathered.circles),
             eventFragments: EventLineFormatter.fenceFragments(
                 ids: ids, circles: gathered.circles, levels: gathered.levels, properties: gathered.properties),
-            storageIndex: FrozenBuffer(position), circleRecords: circleRecords, levelBuffer: levelBuffer,
+            storageIndex: FrozenBuffer(position), polygonCells: polygonCells, levelBuffer: levelBuffer,
             shapes: shapes, polygonEdges: polygonEdges, index: index, directory: directory,
             anyLevelFence: gathered.levels.contains { $0 != FenceSet.noLevel },
             largestRadius: gathered.circles.reduce(0) { Swift.max($0, $1.z) })
