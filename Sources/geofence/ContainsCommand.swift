@@ -11,7 +11,9 @@ struct ContainsCommand: ParsableCommand {
             accuracy, level), in any order; timestamp as epoch milliseconds or ISO-8601 with a
             zone. Output: one line per data row, {"row":N,"geofenceIds":[...]} with ids sorted
             ascending, or {"row":N,"error":"<reason>"} for a rejected row (N counts data rows
-            from 1). Blank lines are not rows; the summary on standard error counts them.
+            from 1). Blank lines are not rows; the summary on standard error counts them. The rows
+            are answered on --threads threads (the batch containment query); the output is the
+            same, byte for byte, for any thread count.
             """
     )
 
@@ -27,65 +29,24 @@ struct ContainsCommand: ParsableCommand {
     @Flag(name: .long, help: "Repair invalid polygons with GEOS MakeValid instead of failing.")
     var repair = false
 
+    @Option(name: .long, help: "Worker threads (default: the number of cores).")
+    var threads: Int?
+
     func run() throws {
         let fenceSet = try FenceLoading.load(path: fences, repair: repair)
         if fenceSet.repairedCount > 0 {
             FileHandleText.standardError("\(fences): repaired \(fenceSet.repairedCount) invalid polygon(s) with MakeValid\n")
         }
-        let evaluator = try CLIError.reporting { try ContainmentEvaluator(fenceSet: fenceSet) }
-        let reader = try CLIError.reporting { try LineBlockReader(path: fixes) }
+        if let threads, threads < 1 { throw ValidationError("--threads must be at least 1") }
         let out = try CLIError.reporting { try output.map { try OutputSink(path: $0) } ?? .standardOutput() }
-
-        var header: FixCSVHeader? = nil
-        var tally = RowTally()
-        var row = FixCSVRow()
-        var line: [UInt8] = []
-        var slots: [Int32] = []
-        try CLIError.reporting {
-            try reader.forEachLine { base, start, end, lineNumber in
-                guard let columns = header else {
-                    do {
-                        header = try FixCSVHeader(line: UnsafeRawBufferPointer(start: base + start, count: end - start))
-                    } catch let problem as FixCSVHeader.Problem {
-                        throw CLIError("\(fixes): line 1: \(problem.reason)")
-                    }
-                    return
-                }
-                if end - start == 0 || (end - start == 1 && base[start] == 0x0D) {
-                    tally.blankLines += 1
-                    return
-                }
-                tally.read += 1
-                line.removeAll(keepingCapacity: true)
-                line.append(contentsOf: "{\"row\":\(tally.read),".utf8)
-                if let failure = row.parse(base, start, end, header: columns) {
-                    tally.reject("parse")
-                    line.append(contentsOf: "\"error\":".utf8)
-                    JSONWriter.writeString("parse: line \(lineNumber): \(failure.reason)", to: &line)
-                } else if let reason = Coordinate(latitude: row.latitude, longitude: row.longitude).invalidReason {
-                    tally.reject("coordinate")
-                    line.append(contentsOf: "\"error\":".utf8)
-                    JSONWriter.writeString("coordinate: line \(lineNumber): \(reason)", to: &line)
-                } else {
-                    let level = row.level == Int.min ? nil : row.level
-                    try evaluator.containing(latitude: row.latitude, longitude: row.longitude, level: level, into: &slots)
-                    tally.answered += 1
-                    line.append(contentsOf: "\"geofenceIds\":[".utf8)
-                    for (k, slot) in slots.enumerated() {
-                        if k > 0 { line.append(UInt8(ascii: ",")) }
-                        JSONWriter.writeString(bytes: fenceSet.idBytes(at: Int(slot)), to: &line)
-                    }
-                    line.append(UInt8(ascii: "]"))
-                }
-                line.append(contentsOf: "}\n".utf8)
-                try out.write(line)
+        let summary = try CLIError.reporting {
+            let summary = try ContainsRun.run(fenceSet: fenceSet, fixes: fixes, threads: threads ?? Platform.coreCount) { bytes in
+                try out.write(bytes)
             }
             try out.flush()
+            return summary
         }
-        if header == nil {
-            throw CLIError("\(fixes): empty file (expected a header line naming at least device_id,timestamp,lat,lon)")
-        }
-        FileHandleText.standardError(tally.summary(file: fixes) + "\n")
+        FileHandleText.standardError(summary.line(file: fixes) + "\n")
     }
 }
 

@@ -22,6 +22,8 @@ public final class ContainmentEvaluator {
     /// scratch, read and written through a pointer (no reference counting, no exclusivity
     /// check per query).
     let keyScratch: UnsafeMutablePointer<UInt64>
+    /// The batch queries' working memory, made on the first batch (see ``BatchScratch``).
+    var batch: BatchScratch?
     /// Polygons' edges in runs with boxes, built on first use (see ``PolygonEdgeChunks``).
     var edgeChunks: [Int: PolygonEdgeChunks] = [:]
     /// Scratch for ``PolygonEdgeChunks/distance(from:bounds:)``.

@@ -79,20 +79,34 @@ struct PolygonCellIndex: Sendable {
         ///   reach; O(e) for the e edges listed in a crossed cell.
         @inline(__always)
         func test(_ low: SIMD4<Double>, _ high: SIMD4<Double>, x: Double, y: Double) -> PolygonTestResult {
+            edges(cell(low, high, x: x, y: y), x: x, y: y)
+        }
+
+        /// The first half of ``test(_:_:x:y:)``: the point's cell, its base parity and the range of
+        /// its listed edges (empty when the cell alone answers: the parity is then the answer).
+        /// A batch locates all its candidates' cells first, so their cache misses overlap.
+        @inline(__always)
+        func cell(_ low: SIMD4<Double>, _ high: SIMD4<Double>, x: Double, y: Double) -> CellHit {
             // Outside the box (or not a number): outside every ring.
-            guard x >= low.x, y >= low.y, x <= high.x, y <= high.y else { return .outside }
+            guard x >= low.x, y >= low.y, x <= high.x, y <= high.y else { return CellHit(from: 0, to: 0, odd: false) }
             let dimensions = high.z.bitPattern, bases = high.w.bitPattern
             let kx = Int(truncatingIfNeeded: dimensions & 0xFFFF_FFFF), ky = Int(truncatingIfNeeded: dimensions >> 32)
             let cx = Swift.min(kx &- 1, Int((x - low.x) * low.z))
             let cy = Swift.min(ky &- 1, Int((y - low.y) * -low.w))
             let cell = Int(truncatingIfNeeded: bases & 0xFFFF_FFFF) &+ cy &* kx &+ cx
             let entry = cells[cell]
-            var odd = entry & 0x8000 != 0
-            var k = Int(entry & 0x7FFF)
-            let end = Int(cells[cell &+ 1] & 0x7FFF)
-            let listed = edges + Int(truncatingIfNeeded: bases >> 32)
-            while k < end {
-                switch PolygonEdgeIndex.crossing(vertices + 2 &* Int(listed[k]), x: x, y: y) {
+            let listBase = Int(truncatingIfNeeded: bases >> 32)
+            return CellHit(
+                from: listBase &+ Int(entry & 0x7FFF), to: listBase &+ Int(cells[cell &+ 1] & 0x7FFF), odd: entry & 0x8000 != 0)
+        }
+
+        /// The second half of ``test(_:_:x:y:)``: the listed edges of the point's cell.
+        @inline(__always)
+        func edges(_ hit: CellHit, x: Double, y: Double) -> PolygonTestResult {
+            var odd = hit.odd
+            var k = hit.from
+            while k < hit.to {
+                switch PolygonEdgeIndex.crossing(vertices + 2 &* Int(edges[k]), x: x, y: y) {
                 case .none: break
                 case .east: odd.toggle()
                 case .boundary: return .inside
@@ -102,6 +116,14 @@ struct PolygonCellIndex: Sendable {
             }
             return odd ? .inside : .outside
         }
+    }
+
+    /// A point's cell: its listed edges `edges[from ..< to]` and the parity of the crossings
+    /// east of the cell.
+    struct CellHit {
+        var from: Int
+        var to: Int
+        var odd: Bool
     }
 }
 

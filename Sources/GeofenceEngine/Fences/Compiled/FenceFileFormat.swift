@@ -37,7 +37,8 @@
 enum FenceFileFormat {
     static let magic: [UInt8] = [0x89, 0x47, 0x46, 0x53, 0x0D, 0x0A, 0x1A, 0x0A]
     /// 2: containment records (`FREC`, 64 bytes per fence) replace the circle records
-    /// (`CREC`), and polygons carry classified cells (`PCCL`, `PCED`).
+    /// (`CREC`), polygons carry classified cells (`PCCL`, `PCED`), and the directory an
+    /// occupancy bit per cell (`CDOC`).
     static let version: UInt32 = 2
     static let elementSizes = [1, 2, 4, 8, 16, 32]
     static let alignment = 64
@@ -94,6 +95,7 @@ struct FenceSectionID: Hashable, Sendable, CustomStringConvertible {
     static let treeBoxes = FenceSectionID("RTBX"), treeRefs = FenceSectionID("RTRF"), treeLevels = FenceSectionID("RTLV")
     static let cellStarts = FenceSectionID("CDST"), cellBoxes = FenceSectionID("CDBX"), cellSlots = FenceSectionID("CDSL")
     static let largeBoxes = FenceSectionID("CDLB"), largeSlots = FenceSectionID("CDLS")
+    static let cellOccupancy = FenceSectionID("CDOC")
 }
 
 /// The scalars of a set, stored as the META section: 16 little-endian 64-bit words.

@@ -16,6 +16,7 @@ extension FenceFileLayout {
         let (records, polygonCells, polygonCellEdges) = (self.records, self.polygonCells, self.polygonCellEdges)
         let (treeBoxes, treeRefs, treeLevels) = (self.treeBoxes, self.treeRefs, self.treeLevels)
         let (cellStarts, cellBoxes, cellSlots, largeBoxes, largeSlots) = (self.cellStarts, self.cellBoxes, self.cellSlots, self.largeBoxes, self.largeSlots)
+        let cellOccupancy = self.cellOccupancy
         let perSlot: [(String, Int)] = [
             ("ATTR", attributes.count), ("LEVL", levels.count), ("RANK", ranks.count), ("DWLS", dwellSeconds.count),
             ("DWLM", dwellMilliseconds.count), ("FIDX", featureIndexes.count), ("CIRC", enclosingCircles.count),
@@ -65,6 +66,7 @@ extension FenceFileLayout {
             Check { Self.tree(meta: meta, n: n, boxes: treeBoxes, refs: treeRefs, levels: treeLevels) },
             Check {
                 Self.directory(meta: meta, n: n, starts: cellStarts, boxes: cellBoxes, slots: cellSlots, largeBoxes: largeBoxes, largeSlots: largeSlots)
+                    ?? Self.occupancy(meta: meta, starts: cellStarts, occupied: cellOccupancy)
             },
         ]
     }
@@ -108,6 +110,16 @@ extension FenceFileLayout {
         for k in 0..<edges.count where Int(edges[k]) + 1 >= vertexCount {
             return "section PCED: edge \(k) is outside the vertices"
         }
+        return nil
+    }
+
+    /// The directory's occupancy bits: one per cell, set exactly for the cells with entries
+    /// (run after ``directory(meta:n:starts:boxes:slots:largeBoxes:largeSlots:)`` passed).
+    static func occupancy(meta: FenceFileMeta, starts: FrozenBuffer<UInt32>, occupied: FrozenBuffer<UInt64>) -> String? {
+        let cells = meta.grid.isEnabled ? meta.grid.columns * meta.grid.rows : 0
+        guard occupied.count == (cells + 63) / 64 else { return "section CDOC holds \(occupied.count) words for \(cells) cells" }
+        let expected = CellDirectory.occupancy(starts: starts.buffer, cells: cells)
+        for w in 0..<expected.count where expected[w] != occupied[w] { return "section CDOC disagrees with CDST at word \(w)" }
         return nil
     }
 

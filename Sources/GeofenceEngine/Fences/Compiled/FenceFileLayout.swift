@@ -22,7 +22,7 @@ struct FenceFileLayout {
     let chunkRanges, slotChunks: FrozenBuffer<SIMD2<Int32>>
     let treeBoxes, cellBoxes, largeBoxes: FrozenBuffer<SIMD4<Float>>
     let treeLevels: FrozenBuffer<Int>
-    let cellSlots, largeSlots: FrozenBuffer<UInt64>
+    let cellSlots, largeSlots, cellOccupancy: FrozenBuffer<UInt64>
     let polygonCells: FrozenBuffer<UInt16>
     let polygonCellEdges: FrozenBuffer<UInt32>
 
@@ -71,6 +71,7 @@ struct FenceFileLayout {
         largeBoxes = try view(F.largeBoxes, SIMD4<Float>.self)
         treeLevels = try view(F.treeLevels, Int.self)
         cellSlots = try view(F.cellSlots, UInt64.self); largeSlots = try view(F.largeSlots, UInt64.self)
+        cellOccupancy = try view(F.cellOccupancy, UInt64.self)
         polygonCells = try view(F.polygonCells, UInt16.self); polygonCellEdges = try view(F.polygonCellEdges, UInt32.self)
     }
 
@@ -88,7 +89,7 @@ struct FenceFileLayout {
             polygonEdges: PolygonEdgeIndex(vertices: vertices, chunkBounds: chunkBounds, chunkRanges: chunkRanges, slotChunks: slotChunks),
             index: PackedRTree(nodeSize: meta.treeNodeSize, count: meta.treeCount, boxes: treeBoxes, refs: treeRefs, levelEnds: treeLevels),
             directory: CellDirectory(
-                grid: meta.grid, starts: cellStarts, boxes: cellBoxes, slots: cellSlots, largeBoxes: largeBoxes, largeSlots: largeSlots),
+                grid: meta.grid, starts: cellStarts, occupied: cellOccupancy, boxes: cellBoxes, slots: cellSlots, largeBoxes: largeBoxes, largeSlots: largeSlots),
             anyLevelFence: meta.anyLevelFence, largestRadius: meta.largestRadius)
     }
 }

@@ -29,7 +29,7 @@ enum FenceFileWriter {
             s(F.slotChunks, set.polygonEdges.slotChunks),
             s(F.polygonCells, set.polygonCells.cells), s(F.polygonCellEdges, set.polygonCells.edges),
             s(F.treeBoxes, set.index.boxes), s(F.treeRefs, set.index.refs), s(F.treeLevels, set.index.levelEnds),
-            s(F.cellStarts, set.directory.starts), s(F.cellBoxes, set.directory.boxes), s(F.cellSlots, set.directory.slots),
+            s(F.cellStarts, set.directory.starts), s(F.cellOccupancy, set.directory.occupied), s(F.cellBoxes, set.directory.boxes), s(F.cellSlots, set.directory.slots),
             s(F.largeBoxes, set.directory.largeBoxes), s(F.largeSlots, set.directory.largeSlots),
         ]
     }
