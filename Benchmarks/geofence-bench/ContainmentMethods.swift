@@ -72,6 +72,14 @@ final class ContainmentWorker {
         defer { self.buffer = buffer }
         let fixes = world.fixes
         let fileIndex = world.fileIndexOfSlot
+        if method == .engine {
+            // The per-fix API in its own loop (no dispatch per fix).
+            for i in range {
+                try evaluator.containing(latitude: fixes[2 * i], longitude: fixes[2 * i + 1], level: nil, into: &buffer)
+                for slot in buffer { sum.add(fix: i, fence: fileIndex[Int(slot)]) }
+            }
+            return sum
+        }
         for i in range {
             let lat = fixes[2 * i], lon = fixes[2 * i + 1]
             switch method {

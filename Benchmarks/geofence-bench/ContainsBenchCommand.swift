@@ -11,7 +11,7 @@ struct ContainsBenchCommand: ParsableCommand {
             "fixes":N,"threads":T,"seconds":<median>,"fixesPerSecond":..,"pairs":..,"checksum":"<16 hex>"}.
             Loading and index build are excluded from "seconds" and reported as "loadSeconds".
             --api fix calls the per-fix query once per fix; --api batch hands each thread's share
-            of the fixes to the batch query in one call (--order input|cell|automatic).
+            of the fixes to the batch query in one call (--order input|tiles|automatic).
             The checksum is the peers' (../shared/peers/common.h), so answers can be compared
             with Shapely's and the C grid's exactly.
             """
@@ -35,7 +35,7 @@ struct ContainsBenchCommand: ParsableCommand {
     @Option(help: "The engine's API: fix (one query per fix) or batch (all of a thread's fixes in one call).")
     var api = "fix"
 
-    @Option(help: "Batch order: automatic, input or cell.")
+    @Option(help: "Batch order: automatic, input or tiles.")
     var order = "automatic"
 
     @Option(help: "Test only the first N fixes.")
@@ -46,7 +46,7 @@ struct ContainsBenchCommand: ParsableCommand {
             throw ValidationError("--method must be one of \(ContainmentMethod.allCases.map(\.rawValue).joined(separator: ", "))")
         }
         guard ["fix", "batch"].contains(api) else { throw ValidationError("--api must be fix or batch") }
-        guard let order = ContainmentRun.orders[order] else { throw ValidationError("--order must be automatic, input or cell") }
+        guard let order = ContainmentRun.orders[order] else { throw ValidationError("--order must be automatic, input or tiles") }
         if api == "batch" {
             guard method == .engine || method == .engineBatch else { throw ValidationError("--api batch needs --method engine") }
             method = .engineBatch
@@ -75,7 +75,7 @@ struct ContainmentRun {
     /// Runs `method` over all fixes `repeats` times on `threads` threads. Per-thread workers
     /// (evaluators, GEOS state) are made before timing; the first repeat includes the lazy
     /// locator builds and is reported apart.
-    static let orders: [String: ContainmentOrder] = ["automatic": .automatic, "input": .input, "cell": .cell]
+    static let orders: [String: ContainmentOrder] = ["automatic": .automatic, "input": .input, "tiles": .tiles]
 
     static func measure(
         world: PeerWorld, method: ContainmentMethod, threads: Int, repeats: Int, order: ContainmentOrder = .automatic

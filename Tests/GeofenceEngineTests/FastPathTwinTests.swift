@@ -131,7 +131,7 @@ import Foundation
 
 @Suite("Batch containment")
 struct BatchContainmentTests {
-    @Test("batch pairs equal one query per fix, in input or cell order, with and without levels", arguments: [61, 62] as [UInt64])
+    @Test("batch pairs equal one query per fix, in input or tile order, with and without levels", arguments: testSeeds(2, base: 61))
     func batchEqualsPerFix(seed: UInt64) throws {
         for (name, world) in IndexedContainmentTests.worlds {
             var rng = SeededGenerator(seed: seed)
@@ -151,7 +151,7 @@ struct BatchContainmentTests {
                     try evaluator.containing(latitude: latitudes[k], longitude: longitudes[k], level: level, into: &buffer)
                     expected += buffer.map { (Int32(k), $0) }
                 }
-                for order in [ContainmentOrder.input, .cell, .automatic] {
+                for order in [ContainmentOrder.input, .tiles, .automatic] {
                     var pairs = ContainmentPairs()
                     try evaluator.containing(
                         latitudes: latitudes, longitudes: longitudes, levels: withLevels ? levels : nil, order: order, into: &pairs)
@@ -167,18 +167,64 @@ struct BatchContainmentTests {
         }
     }
 
+    /// The tile pass with tiles down to single cells (so the fixes are thoroughly reordered)
+    /// and fences too wide for the directory's cells (its `large` list, which holds fixes in
+    /// empty cells too), against the slow twin: the scan, fix by fix, in input order.
+    @Test("tile order, with one-cell tiles and fences wider than the cells, equals the scan", arguments: testSeeds(2, base: 63))
+    func tilesAndWideFencesEqualScan(seed: UInt64) throws {
+        for (name, world) in IndexedContainmentTests.worlds {
+            var rng = SeededGenerator(seed: seed)
+            let small = world.fences(count: 200, &rng)
+            var points = world.queryPoints(count: 1_500, fences: small, &rng)
+            points += [Coordinate(latitude: .nan, longitude: 0), Coordinate(latitude: 95, longitude: 0), points[0], points[0]]
+            let wide = [
+                Fence(id: "wide-0", shape: .circle(center: world.center, radius: world.spread * 0.6)),
+                Fence(id: "wide-1", shape: .circle(center: points[1], radius: world.spread * 0.4)),
+            ]
+            let evaluator = try ContainmentEvaluator(fenceSet: try FenceSet(small + wide))
+            let directory = evaluator.hot.directory
+            // In the city the wide fences span too many cells (elsewhere the grid's cells are wider).
+            #expect(evaluator.hot.directoryEnabled && (name != "city" || directory.largeCount > 0), "seed \(seed) \(name): no large entries")
+            let latitudes = points.map(\.latitude), longitudes = points.map(\.longitude)
+            var expected: [UInt64] = []
+            for (k, p) in points.enumerated() {
+                let scan = try evaluator.containingByScan(latitude: p.latitude, longitude: p.longitude, level: nil)
+                expected += scan.map { UInt64(k) << 32 | UInt64($0) }
+            }
+            let one = ContainmentEvaluator.TileLayout(directory: directory, hotBytes: evaluator.fenceSet.hotBytes, tileBytes: 1)
+            #expect(one.count == directory.columns * directory.rows + 1, "seed \(seed) \(name): one tile per cell")
+            for tileBytes in [1, 4_096, ContainmentEvaluator.tileBytes] {
+                let scratch = evaluator.batchScratch()
+                let found = try latitudes.withUnsafeBufferPointer { lat in
+                    try longitudes.withUnsafeBufferPointer { lon in
+                        try evaluator.containingInTileOrder(
+                            lat.baseAddress!, lon.baseAddress!, nil, count: points.count, options: ContainmentOptions(),
+                            scratch: scratch, tileBytes: tileBytes)
+                    }
+                }
+                let same = Array(UnsafeBufferPointer(start: scratch.pairs, count: found)) == expected
+                #expect(same, "seed \(seed) \(name) tile bytes \(tileBytes): \(found) pairs, expected \(expected.count)")
+            }
+            var pairs = ContainmentPairs()
+            try evaluator.containing(latitudes: latitudes, longitudes: longitudes, order: .input, into: &pairs)
+            let got = (0..<pairs.count).map { UInt64(UInt32(bitPattern: pairs.fixes[$0])) << 32 | UInt64(UInt32(bitPattern: pairs.slots[$0])) }
+            let same = got == expected
+            #expect(same, "seed \(seed) \(name) input order: \(got.count) pairs, expected \(expected.count)")
+        }
+    }
+
     @Test("an empty batch, and a batch on a set without a grid directory")
     func edges() throws {
         let evaluator = try ContainmentEvaluator(fenceSet: try FenceSet([]))
         var pairs = ContainmentPairs()
         try evaluator.containing(latitudes: [], longitudes: [], into: &pairs)
         #expect(pairs.count == 0)
-        try evaluator.containing(latitudes: [1], longitudes: [2], order: .cell, into: &pairs)
+        try evaluator.containing(latitudes: [1], longitudes: [2], order: .tiles, into: &pairs)
         #expect(pairs.count == 0)
         let one = try ContainmentEvaluator(fenceSet: try FenceSet([
             Fence(id: "a", shape: .circle(center: Coordinate(latitude: 1, longitude: 2), radius: 100)),
         ]))
-        try one.containing(latitudes: [1, 5, 1], longitudes: [2, 5, 2], order: .cell, into: &pairs)
+        try one.containing(latitudes: [1, 5, 1], longitudes: [2, 5, 2], order: .tiles, into: &pairs)
         #expect(pairs.fixes == [0, 2] && pairs.slots == [0, 0])
     }
 }

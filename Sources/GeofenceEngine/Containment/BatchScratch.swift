@@ -16,13 +16,17 @@ final class BatchScratch {
     let first: UnsafeMutablePointer<Int>
     let end: UnsafeMutablePointer<Int>
     let keyEnds: UnsafeMutablePointer<Int>
+    /// The fixes of a block whose cell has entries (indexes into the batch).
+    let active: UnsafeMutablePointer<Int>
 
-    // The cell-order pass (grown to the largest batch seen).
+    // The tile-order pass (grown to the largest batch seen).
     private(set) var capacity = 0
-    /// `cell << 32 | input index`, and the radix sort's other half.
-    private(set) var sortKeys: UnsafeMutablePointer<UInt64>
-    private(set) var sortSpare: UnsafeMutablePointer<UInt64>
-    /// The fixes gathered in cell order, and their input indexes.
+    /// Each fix's tile.
+    private(set) var tileOf: UnsafeMutablePointer<UInt32>
+    /// Where each tile's fixes start (grown to the most tiles seen).
+    private(set) var tileStarts: UnsafeMutablePointer<Int>
+    private(set) var tileCapacity = 0
+    /// The fixes moved tile by tile, and their input indexes.
     private(set) var latitudes: UnsafeMutablePointer<Double>
     private(set) var longitudes: UnsafeMutablePointer<Double>
     private(set) var levels: UnsafeMutablePointer<Int>
@@ -40,8 +44,9 @@ final class BatchScratch {
         first = .allocate(capacity: b)
         end = .allocate(capacity: b)
         keyEnds = .allocate(capacity: b)
-        sortKeys = .allocate(capacity: 1)
-        sortSpare = .allocate(capacity: 1)
+        active = .allocate(capacity: b)
+        tileOf = .allocate(capacity: 1)
+        tileStarts = .allocate(capacity: 1)
         latitudes = .allocate(capacity: 1)
         longitudes = .allocate(capacity: 1)
         levels = .allocate(capacity: 1)
@@ -51,9 +56,9 @@ final class BatchScratch {
     }
 
     deinit {
-        for p in [first, end, keyEnds] { p.deallocate() }
+        for p in [first, end, keyEnds, active] { p.deallocate() }
         keys.deallocate(); verdicts.deallocate(); lists.deallocate()
-        pairs.deallocate(); pairSpare.deallocate()
+        pairs.deallocate(); pairSpare.deallocate(); tileStarts.deallocate()
         releaseSortMemory()
     }
 
@@ -62,8 +67,7 @@ final class BatchScratch {
         guard n > capacity else { return }
         releaseSortMemory()
         capacity = n
-        sortKeys = .allocate(capacity: n)
-        sortSpare = .allocate(capacity: n)
+        tileOf = .allocate(capacity: n)
         latitudes = .allocate(capacity: n)
         longitudes = .allocate(capacity: n)
         levels = .allocate(capacity: n)
@@ -85,13 +89,18 @@ final class BatchScratch {
     }
 
     private func releaseSortMemory() {
-        sortKeys.deallocate(); sortSpare.deallocate()
+        tileOf.deallocate()
         latitudes.deallocate(); longitudes.deallocate(); levels.deallocate()
         indexes.deallocate()
     }
 
-    /// Swaps the sort's two key buffers (after a radix pass wrote into the spare one).
-    func swapSortBuffers() { swap(&sortKeys, &sortSpare) }
+    /// Makes room for the starts of `tiles` tiles (and one past the last).
+    func reserveTiles(_ tiles: Int) {
+        guard tiles + 1 > tileCapacity else { return }
+        tileStarts.deallocate()
+        tileCapacity = tiles + 1
+        tileStarts = .allocate(capacity: tileCapacity)
+    }
 
     /// Swaps the pairs' two buffers.
     func swapPairBuffers() { swap(&pairs, &pairSpare) }

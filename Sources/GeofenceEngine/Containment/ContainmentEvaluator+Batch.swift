@@ -9,9 +9,9 @@ extension ContainmentEvaluator {
     /// Fixes are taken in blocks of ``BatchScratch/blockSize``: the block's cell lookups are
     /// issued together (their cache misses overlap), then its box checks, then its exact tests
     /// (circles, the polygons' classified cells, GEOS for what rounding cannot decide). With
-    /// ``ContainmentOrder/cell`` the fixes are first sorted by grid cell (a radix sort), so one
-    /// cell's fences stay in cache while its fixes are tested, and the pairs are put back in
-    /// input order. `levels[i]` is fix i's level, `Int.min` for none (no array: no level).
+    /// ``ContainmentOrder/tiles`` the fixes are first grouped by tiles of the grid sized to the
+    /// caches, so a tile's fences stay in cache while its fixes are tested, and the pairs are
+    /// put back in input order. `levels[i]` is fix i's level, `Int.min` for none (no array: no level).
     ///
     /// `pairs` is cleared and filled in input order (fix ascending, then slot ascending); its
     /// arrays and the evaluator's scratch keep their capacity, so a warm call allocates
@@ -43,8 +43,8 @@ extension ContainmentEvaluator {
         }
         let scratch = batchScratch()
         let found: Int
-        if order == .cell || (order == .automatic && n >= Self.sortingMinimum && fenceSet.hotBytes >= Self.sortingThreshold) {
-            found = try containingInCellOrder(lat, lon, lev, count: n, options: options, scratch: scratch)
+        if order == .tiles || (order == .automatic && n >= Self.sortingMinimum && fenceSet.hotBytes >= Self.sortingThreshold) {
+            found = try containingInTileOrder(lat, lon, lev, count: n, options: options, scratch: scratch)
         } else {
             found = try blocks(lat, lon, lev, indexes: nil, count: n, options: options, scratch: scratch)
         }
@@ -68,10 +68,10 @@ extension ContainmentEvaluator {
         }
     }
 
-    /// Bytes of hot fence data (directory, records, cells, vertices) above which sorting the
-    /// fixes by cell pays (see ``ContainmentOrder/automatic``).
-    public static let sortingThreshold = 16 << 20
-    /// Fixes below which a batch is not sorted: too few share a cell.
+    /// Bytes of hot fence data (directory, records, cells, vertices) above which taking the
+    /// fixes tile by tile pays (see ``ContainmentOrder/automatic``): several tiles' worth.
+    public static let sortingThreshold = 4 * tileBytes
+    /// Fixes below which a batch is not reordered: too few share a tile.
     static let sortingMinimum = 4_096
 
     /// The level of fix `i`, nil for none.
@@ -101,7 +101,7 @@ extension ContainmentEvaluator {
         indexes: UnsafePointer<Int32>?, count n: Int, options: ContainmentOptions, scratch: BatchScratch
     ) throws(GEOSError) -> Int {
         let hot = self.hot, directory = hot.directory
-        let keys = scratch.keys, first = scratch.first, end = scratch.end, keyEnds = scratch.keyEnds
+        let keys = scratch.keys, first = scratch.first, end = scratch.end, keyEnds = scratch.keyEnds, active = scratch.active
         let verdicts = scratch.verdicts, lists = scratch.lists
         let anyLarge = directory.largeCount > 0
         let degreesToRadians = Double.pi / 180.0
@@ -109,30 +109,32 @@ extension ContainmentEvaluator {
         var base = 0
         while base < n {
             let m = Swift.min(BatchScratch.blockSize, n &- base)
-            // 1. The block's cells.
-            var any = anyLarge
+            // 1. The block's cells; the fixes whose cell has entries (all of them when some
+            //    entries are too large for cells) go on in `active`.
+            var a = 0
             for j in 0..<m {
                 let (f, e) = directory.entries(latitude: lat[base &+ j], longitude: lon[base &+ j])
-                first[j] = f
-                end[j] = e
-                any = any || f < e
+                first[a] = f
+                end[a] = e
+                active[a] = base &+ j
+                if f < e || (anyLarge && e >= 0) { a &+= 1 }
             }
-            if !any {
-                base &+= m
-                continue
-            }
-            // 2. Box checks: each fix's candidate keys, by slot.
+            base &+= m
+            if a == 0 { continue }
+            // 2. Box checks: each active fix's candidate keys, by slot.
             var used = 0
-            for j in 0..<m {
-                used &+= directory.keys(latitude: lat[base &+ j], longitude: lon[base &+ j], entries: first[j], end[j], writingTo: keys + used)
+            for j in 0..<a {
+                let i = active[j]
+                used &+= directory.keys(latitude: lat[i], longitude: lon[i], entries: first[j], end[j], writingTo: keys + used)
                 keyEnds[j] = used
             }
+            if used == 0 { continue }
             // 3. Records: levels, circles decided, polygons located in their cells.
             var from = 0
-            for j in 0..<m {
+            for j in 0..<a {
                 let to = keyEnds[j]
                 if to > from {
-                    let i = base &+ j, y = lat[i], x = lon[i]
+                    let i = active[j], y = lat[i], x = lon[i]
                     let level = Self.level(levels, i)
                     let latR = y * degreesToRadians, lonR = x * degreesToRadians
                     var cosLat = Double.nan
@@ -169,9 +171,9 @@ extension ContainmentEvaluator {
             // 4. Crossed cells' edges; the edge runs of polygons without cells; GEOS for what
             //    rounding cannot decide.
             from = 0
-            for j in 0..<m {
+            for j in 0..<a {
                 let to = keyEnds[j]
-                let i = base &+ j
+                let i = active[j]
                 for k in from..<to where verdicts[k] >= 2 {
                     let y = lat[i], x = lon[i]
                     let test: PolygonTestResult
@@ -198,16 +200,16 @@ extension ContainmentEvaluator {
             scratch.reservePairs(found &+ used, keeping: found)
             let out = scratch.pairs
             from = 0
-            for j in 0..<m {
+            for j in 0..<a {
                 let to = keyEnds[j]
-                let fix = UInt64(UInt32(bitPattern: indexes?[base &+ j] ?? Int32(truncatingIfNeeded: base &+ j)))
+                let i = active[j]
+                let fix = UInt64(UInt32(bitPattern: indexes?[i] ?? Int32(truncatingIfNeeded: i)))
                 for k in from..<to where verdicts[k] == 1 {
                     out[found] = fix << 32 | keys[k] >> 32
                     found &+= 1
                 }
                 from = to
             }
-            base &+= m
         }
         return found
     }

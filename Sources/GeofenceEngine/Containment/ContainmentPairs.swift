@@ -49,13 +49,14 @@ public struct ContainmentPairs: Sendable {
 
 /// The order in which a batch containment query visits its fixes (the answer is the same).
 public enum ContainmentOrder: Sendable, Hashable {
-    /// Grid-cell order when the fences' hot data outgrows the caches
+    /// Tile order when the fences' hot data outgrows the caches
     /// (``ContainmentEvaluator/sortingThreshold``) and the batch is large enough to gain from it;
     /// input order otherwise.
     case automatic
     /// Input order, in blocks whose cell lookups are issued together.
     case input
-    /// Sorted by grid cell first, so that fixes in one cell are tested one after the other
-    /// while that cell's fences are in cache; the pairs are put back in input order.
-    case cell
+    /// Grouped by tiles of the grid whose fences fit a core's cache, in input order within a
+    /// tile, so a tile's fences stay in cache while its fixes are tested; the pairs are put
+    /// back in input order.
+    case tiles
 }

@@ -273,14 +273,13 @@ public final class CellDirectory: Sendable {
         let largeCount: Int
         let maximumCandidates: Int
 
-        /// The number of the point's cell, or `UInt32.max` outside the grid (or NaN).
+        /// The column and row of the point's cell, or nil outside the grid (or NaN).
         @inline(__always)
-        func cell(latitude: Double, longitude: Double) -> UInt32 {
+        func cellCoordinates(latitude: Double, longitude: Double) -> (column: Int, row: Int)? {
             guard longitude >= minLongitude, longitude <= maxLongitude, latitude >= minLatitude, latitude <= maxLatitude
-            else { return .max }
-            let cx = Swift.min(columns &- 1, Int((longitude - minLongitude) * inverseCellWidth))
-            let cy = Swift.min(rows &- 1, Int((latitude - minLatitude) * inverseCellHeight))
-            return UInt32(truncatingIfNeeded: cy &* columns &+ cx)
+            else { return nil }
+            return (Swift.min(columns &- 1, Int((longitude - minLongitude) * inverseCellWidth)),
+                    Swift.min(rows &- 1, Int((latitude - minLatitude) * inverseCellHeight)))
         }
 
         /// Where the point's cell's entries are in `boxes` and `slots`: `first ..< end`; end −1
