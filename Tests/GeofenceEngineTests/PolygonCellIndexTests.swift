@@ -13,19 +13,22 @@ struct PolygonCellIndexTests {
         var points: [Coordinate] = []
         func y() -> Double { rng.double(grid.minY...grid.maxY) }
         func x() -> Double { rng.double(grid.minX...grid.maxX) }
-        for j in 0...grid.kx {
-            let border = grid.minX + Double(j) / grid.inverseWidth
+        for j in 0..<grid.kx {
+            let border = grid.columnStart(j)
             for b in [border, border.nextUp, border.nextDown] {
                 points.append(Coordinate(latitude: y(), longitude: b))
             }
         }
-        for j in 0...grid.ky {
-            let border = grid.minY + Double(j) / grid.inverseHeight
+        for j in 0..<grid.ky {
+            let border = grid.rowStart(j)
             for b in [border, border.nextUp, border.nextDown] {
                 points.append(Coordinate(latitude: b, longitude: x()))
-                let column = grid.minX + Double(rng.int(0...grid.kx)) / grid.inverseWidth
-                points.append(Coordinate(latitude: b, longitude: column))
+                points.append(Coordinate(latitude: b, longitude: grid.columnStart(rng.int(0...(grid.kx - 1)))))
             }
+            #expect(j == 0 || (grid.row(border) == j && grid.row(border.nextDown) == j - 1), "row \(j) starts at \(border)")
+        }
+        for j in 1..<grid.kx {
+            #expect(grid.column(grid.columnStart(j)) == j && grid.column(grid.columnStart(j).nextDown) == j - 1)
         }
         return points
     }
@@ -99,6 +102,17 @@ struct PolygonCellIndexTests {
             #expect(gridded == set.fences.filter { !$0.shape.isCircle }.count, "seed \(seed): every polygon has cells")
             #expect(decidedByCell > total / 2, "seed \(seed): \(decidedByCell) of \(total) decided by the cells")
         }
+    }
+
+    /// A row border at latitude 0: stepping one unit in the last place from the computed
+    /// border walked the subnormals (about 2⁶² steps, `geofence nearest` hung in its test).
+    @Test("row and column starts are exact and found quickly when a border lies at 0")
+    func startsAcrossZero() {
+        let grid = PolygonGrid(minX: -1, minY: -1, maxX: 1, maxY: 1, kx: 2, ky: 2)
+        let y = grid.rowStart(1), x = grid.columnStart(1)
+        #expect(grid.row(y) == 1 && grid.row(y.nextDown) == 0, "row 1 starts at \(y)")
+        #expect(grid.column(x) == 1 && grid.column(x.nextDown) == 0, "column 1 starts at \(x)")
+        #expect(grid.rowStart(0) == -1 && grid.columnStart(0) == -1)
     }
 
     @Test("most points in a polygon's box are answered by their cell alone")

@@ -138,14 +138,32 @@ struct PolygonGrid {
     /// The row of latitude `y` (for `y` ≥ `minY`): never decreasing in `y`.
     @inline(__always) func row(_ y: Double) -> Int { Swift.min(ky - 1, Int((y - minY) * inverseHeight)) }
 
-    /// The smallest latitude in row `r`, exactly (`row` is monotone, so a few steps of one
-    /// unit in the last place from the computed border find it); `minY` for row 0.
-    func rowStart(_ r: Int) -> Double {
-        guard r > 0 else { return minY }
-        var y = minY + Double(r) / inverseHeight
-        while y > minY && row(y) >= r { y = y.nextDown }
-        while row(y) < r { y = y.nextUp }
-        return y
+    /// The smallest latitude in row `r`, exactly; `minY` for row 0 (the build clips edges to
+    /// the rows with these).
+    ///
+    /// A binary search over the doubles: walking one unit in the last place at a time from the
+    /// computed border never ends when the border is near 0 (the units there are subnormal; a
+    /// grid from −1 to 1 took about 2⁶² steps).
+    func rowStart(_ r: Int) -> Double { r > 0 ? Self.smallest(from: minY, to: maxY) { row($0) >= r } : minY }
+
+    /// The smallest longitude in column `c`, exactly; `minX` for column 0.
+    func columnStart(_ c: Int) -> Double { c > 0 ? Self.smallest(from: minX, to: maxX) { column($0) >= c } : minX }
+
+    /// The smallest double in `(low, high]` where `reached` holds, given that it fails at `low`,
+    /// holds at `high` and never turns false again as its argument grows: a binary search over
+    /// the doubles in order (their bit patterns, for the finite ones of one sign, are in order).
+    /// - Complexity: at most 64 calls of `reached`.
+    static func smallest(from low: Double, to high: Double, _ reached: (Double) -> Bool) -> Double {
+        // Order-preserving integers for all finite doubles.
+        func key(_ d: Double) -> Int64 { d.sign == .minus ? -Int64(bitPattern: d.magnitude.bitPattern) : Int64(bitPattern: d.bitPattern) }
+        func value(_ k: Int64) -> Double { k < 0 ? -Double(bitPattern: UInt64(-k)) : Double(bitPattern: UInt64(k)) }
+        var lo = key(low), hi = key(high)  // reached(value(lo)) false, reached(value(hi)) true
+        // The distance can exceed Int64 (−180 to 180); as UInt64 it cannot.
+        while UInt64(bitPattern: hi &- lo) > 1 {
+            let mid = lo &+ Int64(bitPattern: UInt64(bitPattern: hi &- lo) / 2)
+            if reached(value(mid)) { hi = mid } else { lo = mid }
+        }
+        return value(hi)
     }
 
     /// The record's two halves with the grid's bases.
