@@ -6,8 +6,8 @@ enum ContainmentMethod: String, CaseIterable {
     /// The engine, one query per fix in file order: grid directory over the packed R-tree's
     /// entries, Swift circles, certified Swift polygon test with GEOS's locator behind it.
     case engine
-    /// The engine's batch query: fixes put in grid-cell order (sort timed), answers returned
-    /// in file order.
+    /// The engine's batch query (`--api batch`): blocks of fixes with their cell lookups
+    /// issued together, in file order or sorted by grid cell (sort timed); pairs in file order.
     case engineBatch = "engine-batch"
     /// The slow twin: every fence's boxes scanned for every fix.
     case brute
@@ -21,12 +21,19 @@ final class ContainmentWorker {
     let method: ContainmentMethod
     private let evaluator: ContainmentEvaluator
     private let naive: NaiveGEOSContainment?
+    let order: ContainmentOrder
     private var buffer: [Int32] = []
-    private var answers = ContainmentAnswers()
+    private var pairs = ContainmentPairs()
+    /// The fixes as the batch API takes them (split once, before timing).
+    private let latitudes: [Double]
+    private let longitudes: [Double]
 
-    init(world: PeerWorld, method: ContainmentMethod) throws {
+    init(world: PeerWorld, method: ContainmentMethod, order: ContainmentOrder = .automatic) throws {
         self.world = world
         self.method = method
+        self.order = order
+        latitudes = method == .engineBatch ? (0..<world.fixCount).map { world.fixes[2 * $0] } : []
+        longitudes = method == .engineBatch ? (0..<world.fixCount).map { world.fixes[2 * $0 + 1] } : []
         evaluator = try ContainmentEvaluator(fenceSet: world.fenceSet)
         if method == .geos {
             let set = world.fenceSet
@@ -45,20 +52,18 @@ final class ContainmentWorker {
     func run(_ range: Range<Int>) throws -> PairChecksum {
         var sum = PairChecksum()
         if method == .engineBatch {
-            try world.fixes.withUnsafeBufferPointer { all in
-                let part = UnsafeBufferPointer(rebasing: all[(2 * range.lowerBound)..<(2 * range.upperBound)])
-                try evaluator.containing(coordinates: part, into: &answers)
-            }
-            let fileIndex = world.fileIndexOfSlot
-            answers.offsets.withUnsafeBufferPointer { offsets in
-                answers.slots.withUnsafeBufferPointer { slots in
-                    for k in 0..<(offsets.count - 1) {
-                        for j in Int(offsets[k])..<Int(offsets[k + 1]) {
-                            sum.add(fix: range.lowerBound + k, fence: fileIndex[Int(slots[j])])
-                        }
-                    }
+            var pairs = self.pairs
+            self.pairs = ContainmentPairs()
+            defer { self.pairs = pairs }
+            try latitudes.withUnsafeBufferPointer { lat in
+                try longitudes.withUnsafeBufferPointer { lon in
+                    try evaluator.containing(
+                        latitudes: UnsafeBufferPointer(rebasing: lat[range]), longitudes: UnsafeBufferPointer(rebasing: lon[range]),
+                        order: order, into: &pairs)
                 }
             }
+            let fileIndex = world.fileIndexOfSlot
+            for k in 0..<pairs.count { sum.add(fix: range.lowerBound + Int(pairs.fixes[k]), fence: fileIndex[Int(pairs.slots[k])]) }
             return sum
         }
         // A local buffer: a class property passed inout costs a dynamic exclusivity check per call.
@@ -67,6 +72,14 @@ final class ContainmentWorker {
         defer { self.buffer = buffer }
         let fixes = world.fixes
         let fileIndex = world.fileIndexOfSlot
+        if method == .engine {
+            // The per-fix API in its own loop (no dispatch per fix).
+            for i in range {
+                try evaluator.containing(latitude: fixes[2 * i], longitude: fixes[2 * i + 1], level: nil, into: &buffer)
+                for slot in buffer { sum.add(fix: i, fence: fileIndex[Int(slot)]) }
+            }
+            return sum
+        }
         for i in range {
             let lat = fixes[2 * i], lon = fixes[2 * i + 1]
             switch method {

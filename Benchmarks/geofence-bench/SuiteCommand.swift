@@ -7,7 +7,7 @@ import GeofenceGEOS
 struct SuiteCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "suite",
-        abstract: "All cases in one run: index build, containment (1 and all threads), nearest-10, evaluate, fence loading.",
+        abstract: "All cases in one run: index build, containment (1 and all threads, both APIs, with the peers), nearest-10, evaluate, fence loading, the whole contains command.",
         discussion: """
             Workload: the peers' synthetic world when --peers-data names the folder gen.py wrote
             (fences_F.geojson, fixes_N.f64; fixes_N.csv is made from them for evaluate), else
@@ -15,7 +15,11 @@ struct SuiteCommand: ParsableCommand {
             100M fixes). Each containment case runs beside its baselines in the same process:
             brute force (the scan twin, on a prefix of the fixes) and the naive GEOS C-API path.
             Pair counts and checksums are the peers' (../shared/peers/common.h); a checksum that
-            differs from a baseline's on the same fixes fails the run.
+            differs from a baseline's on the same fixes fails the run. With --peers (a built copy
+            of ../shared/peers) the containment case also runs the C grid, Shapely bbox_prepared
+            and DuckDB's grid join in the same minutes, and the ratios are taken against them;
+            the whole case times `geofence contains` on the peers' CSV (GeoJSON and compiled
+            fences) against `duckdb_bench.py --whole`, whole processes under /usr/bin/time -v.
             """
     )
 
@@ -43,8 +47,14 @@ struct SuiteCommand: ParsableCommand {
     @Flag(help: "Skip the evaluate cases.")
     var noEvaluate = false
 
-    @Option(parsing: .upToNextOption, help: "Cases to run: build, contains, nearest, evaluate, load.")
+    @Option(parsing: .upToNextOption, help: "Cases to run: build, contains, nearest, evaluate, load, whole.")
     var cases: [String] = ["build", "contains", "nearest", "evaluate", "load"]
+
+    @Option(help: "A built copy of ../shared/peers (build/flat, shapely_bench.py, duckdb_bench.py) to compare with (default: $PEERS).")
+    var peers: String?
+
+    @Option(help: "Rounds of the whole-command case (engine and DuckDB in turn; medians reported).")
+    var wholeRounds = 3
 
     @Option(help: "The Austin data folder (evaluate on real traces).")
     var austin = "data/austin"
@@ -75,6 +85,7 @@ struct SuiteCommand: ParsableCommand {
                 let bench = LoadBench(peers: folder, work: "/tmp/geofence-load-bench", repeats: repeats, threads: threads)
                 report.records += try bench.measure(fences: f)
             }
+            if cases.contains("whole"), let folder = peersFolder { try whole(folder: folder, fences: f, report: &report) }
             print(report.records.suffix(8).map { "\($0.benchCase) \($0.method) F=\($0.fences) T=\($0.threads): \(RTreeBench.rate($0.rate))/s" }.joined(separator: "\n"))
             Platform.flushStandardStreams()
         }
@@ -96,19 +107,33 @@ struct SuiteCommand: ParsableCommand {
 
     var peersFolder: String? { peersData ?? ProcessInfo.processInfo.environment["PEERS_DATA"] }
 
+    var peerRunner: PeerRunner? { (peers ?? ProcessInfo.processInfo.environment["PEERS"]).map(PeerRunner.init(folder:)) }
+
     func loadWorld(fences f: Int) throws -> PeerWorld {
         guard let folder = peersFolder else { return try SwiftWorld.world(fences: f, fixes: fixes) }
         return try PeerWorld.load(fences: "\(folder)/fences_\(f).geojson", fixes: "\(folder)/fixes_\(fixes).f64")
     }
 
-    /// Engine on 1 and all threads, the naive GEOS path, brute force on a prefix; checksums compared.
+    /// The engine's two APIs on 1 and all threads, the peers (when given) in the same minutes,
+    /// the naive GEOS path, brute force on a prefix; checksums compared.
     func containment(_ world: PeerWorld, fences f: Int, report: inout BenchReport) throws {
         let one = try ContainmentRun.measure(world: world, method: .engine, threads: 1, repeats: repeats)
-        let all = try ContainmentRun.measure(world: world, method: .engine, threads: threads, repeats: repeats)
-        let geos = try ContainmentRun.measure(world: world, method: .geos, threads: 1, repeats: 1)
         let batch = try ContainmentRun.measure(world: world, method: .engineBatch, threads: 1, repeats: repeats)
-        guard one.checksum == geos.checksum, all.checksum == one.checksum, batch.checksum == one.checksum else {
-            throw BenchError("F=\(f): checksums differ: engine \(one.checksum.hex), all threads \(all.checksum.hex), GEOS \(geos.checksum.hex)")
+        let peer = peerRunner
+        let cGrid = try peer?.cGrid(fences: f, fixes: world.fixCount, repeats: max(repeats, 5))
+        let shapely = try peer?.shapely(fences: f, fixes: world.fixCount, repeats: repeats)
+        let all = try ContainmentRun.measure(world: world, method: .engine, threads: threads, repeats: repeats)
+        let batchAll = try ContainmentRun.measure(world: world, method: .engineBatch, threads: threads, repeats: repeats)
+        let duck = try peer?.duckDB(fences: f, fixes: world.fixCount, threads: threads, repeats: repeats, mode: "grid")
+        let geos = try ContainmentRun.measure(world: world, method: .geos, threads: 1, repeats: 1)
+        for r in [all, batch, batchAll] where r.checksum != one.checksum {
+            throw BenchError("F=\(f): checksums differ: engine \(one.checksum.hex), \(r.method.rawValue) T=\(r.threads) \(r.checksum.hex)")
+        }
+        guard one.checksum == geos.checksum else {
+            throw BenchError("F=\(f): checksums differ: engine \(one.checksum.hex), GEOS \(geos.checksum.hex)")
+        }
+        for p in [cGrid, shapely, duck].compactMap({ $0 }) where p.checksum != one.checksum.hex {
+            throw BenchError("F=\(f): \(p.name) reports checksum \(p.checksum), the engine \(one.checksum.hex)")
         }
         // Brute force: about a second of work, on the first fixes; the engine on the same prefix.
         let prefixCount = max(1_000, min(world.fixCount, 100_000_000 / max(1, f)))
@@ -124,13 +149,63 @@ struct SuiteCommand: ParsableCommand {
                 benchCase: "contains", method: method, fences: f, fixes: r.fixes, threads: r.threads, seconds: r.seconds,
                 rate: r.fixesPerSecond, pairs: r.checksum.pairs, checksum: r.checksum.hex, peakRSSMiB: rss, ratios: ratios, note: note)
         }
-        report.records.append(record(one, "engine", ratios: [("brute", one.fixesPerSecond / brute.fixesPerSecond), ("geos", one.fixesPerSecond / geos.fixesPerSecond)]))
-        report.records.append(record(all, "engine", ratios: [("1 thread", all.fixesPerSecond / one.fixesPerSecond), ("geos", all.fixesPerSecond / geos.fixesPerSecond)]))
-        report.records.append(record(
-            batch, "engine-batch", ratios: [("engine", batch.fixesPerSecond / one.fixesPerSecond), ("geos", batch.fixesPerSecond / geos.fixesPerSecond)],
-            note: fenceSetSorted(world) ? "fixes sorted by grid cell (sort timed)" : "fences' hot data fits in cache: no sort"))
+        func peers(_ rate: Double, threads t: Int) -> [(String, Double)] {
+            var out: [(String, Double)] = []
+            if let cGrid, t == 1 { out.append(("c-grid", rate / cGrid.fixesPerSecond)) }
+            if let shapely, t == 1 { out.append(("shapely", rate / shapely.fixesPerSecond)) }
+            if let duck, t == duck.threads { out.append(("duckdb grid", rate / duck.fixesPerSecond)) }
+            return out
+        }
+        report.records.append(record(one, "engine fix API", ratios: peers(one.fixesPerSecond, threads: 1) + [("geos", one.fixesPerSecond / geos.fixesPerSecond)]))
+        report.records.append(record(batch, "engine batch API", ratios: peers(batch.fixesPerSecond, threads: 1) + [("fix API", batch.fixesPerSecond / one.fixesPerSecond)],
+                                     note: fenceSetSorted(world) ? "fixes taken tile by tile (timed)" : "fences' hot data fits in cache: input order"))
+        report.records.append(record(all, "engine fix API", ratios: [("1 thread", all.fixesPerSecond / one.fixesPerSecond)] + peers(all.fixesPerSecond, threads: threads)))
+        report.records.append(record(batchAll, "engine batch API", ratios: [("1 thread", batchAll.fixesPerSecond / batch.fixesPerSecond)] + peers(batchAll.fixesPerSecond, threads: threads)))
+        for p in [cGrid, shapely, duck].compactMap({ $0 }) {
+            report.records.append(BenchRecord(
+                benchCase: "contains", method: "\(p.name) (peer)", fences: f, fixes: world.fixCount, threads: p.threads,
+                seconds: Double(world.fixCount) / p.fixesPerSecond, rate: p.fixesPerSecond, pairs: p.pairs, checksum: p.checksum,
+                peakRSSMiB: p.peakRSSMiB))
+        }
         report.records.append(record(geos, "geos-naive", ratios: []))
         report.records.append(record(brute, "brute", ratios: [], note: "first \(prefixCount) fixes; checksum equals the engine's on them"))
+    }
+
+    /// The whole `geofence contains` command on the peers' CSV, GeoJSON and compiled fences,
+    /// against DuckDB's best whole-process run (`--whole --mode grid`), all on `threads` threads,
+    /// in turn for `wholeRounds` rounds; medians of wall time, and of the per-round ratios.
+    func whole(folder: String, fences f: Int, report: inout BenchReport) throws {
+        guard let peer = peerRunner else { throw BenchError("the whole case needs --peers (or $PEERS)") }
+        let csv = "\(folder)/fixes_\(fixes).csv"
+        if !FileManager.default.fileExists(atPath: csv) {
+            try PeerCSVCommand.parse(["--fixes", "\(folder)/fixes_\(fixes).f64", "--output", csv]).run()
+        }
+        let geojson = "\(folder)/fences_\(f).geojson"
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("bench-whole-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let compiled = scratch.appendingPathComponent("fences_\(f).fences").path
+        try FenceSet.load(path: geojson).write(to: compiled)
+        let engine = EvaluateRunner.executable
+        func contains(_ fences: String) -> [String] {
+            [engine, "contains", "--fences", fences, "--fixes", csv, "--threads", "\(threads)", "--output", "/dev/null"]
+        }
+        let duck = ["python3", "\(peer.folder)/duckdb_bench.py", "--whole", "--F", "\(f)", "--threads", "\(threads)", "--mode", "grid",
+                    "--fixes-csv", csv]
+        var runs: [[WholeProcess.Result]] = [[], [], []]
+        for _ in 0..<max(1, wholeRounds) {
+            for (k, command) in [contains(compiled), contains(geojson), duck].enumerated() { runs[k].append(try WholeProcess.time(command)) }
+        }
+        let names = ["geofence contains (compiled fences)", "geofence contains (GeoJSON fences)", "duckdb --whole grid (peer)"]
+        for k in 0..<3 {
+            let wall = Measure.median(runs[k].map(\.wallSeconds))
+            var ratios: [(String, Double)] = []
+            if k < 2 { ratios.append(("duckdb grid", Measure.median(zip(runs[2], runs[k]).map { $0.wallSeconds / $1.wallSeconds }))) }
+            report.records.append(BenchRecord(
+                benchCase: "whole", method: names[k], fences: f, fixes: fixes, threads: threads, seconds: wall,
+                rate: Double(fixes) / wall, peakRSSMiB: Measure.median(runs[k].map(\.peakRSSMiB)), ratios: ratios,
+                note: "wall " + runs[k].map { RTreeBench.fixed($0.wallSeconds, 2) }.joined(separator: ", ") + " s"))
+        }
     }
 
     /// Index build: the packed R-tree's bulk load and the grid directory, median of 3.

@@ -7,12 +7,14 @@ struct ContainsCommand: ParsableCommand {
         commandName: "contains",
         abstract: "For each fix of a CSV file, list the fences that contain it (NDJSON, input order).",
         discussion: """
-            Fixes: CSV with a header naming at least device_id,timestamp,lat,lon (optional \
-            accuracy, level), in any order; timestamp as epoch milliseconds or ISO-8601 with a \
-            zone. Output: one line per data row, {"row":N,"geofenceIds":[...]} with ids sorted \
-            ascending, or {"row":N,"error":"<reason>"} for a rejected row (N counts data rows \
-            from 1; reasons parse, coordinate, lineLength for a line longer than 1 MiB). Blank \
-            lines are not rows; the summary on standard error counts them.
+            Fixes: CSV with a header naming at least device_id,timestamp,lat,lon (optional
+            accuracy, level), in any order; timestamp as epoch milliseconds or ISO-8601 with a
+            zone. Output: one line per data row, {"row":N,"geofenceIds":[...]} with ids sorted
+            ascending, or {"row":N,"error":"<reason>"} for a rejected row (N counts data rows
+            from 1; reasons parse, coordinate, lineLength for a line longer than 1 MiB). Blank
+            lines are not rows; the summary on standard error counts them. The rows are
+            answered on --threads threads (the batch containment query); the output is the
+            same, byte for byte, for any thread count.
             """
     )
 
@@ -28,79 +30,36 @@ struct ContainsCommand: ParsableCommand {
     @Flag(name: .long, help: "Repair invalid polygons with GEOS MakeValid instead of failing.")
     var repair = false
 
+    @Option(name: .long, parsing: .unconditional, help: "Worker threads, 1 to 256 (default: the number of cores).")
+    var threads: Int?
+
+    func validate() throws {
+        try ArgumentCheck.threads(threads)
+    }
+
     func run() throws {
         try OutputFiles.refuseOverlap(outputs: [("--output", output)], inputs: [("--fences", fences), ("--fixes", fixes)])
         let fenceSet = try FenceLoading.load(path: fences, repair: repair)
         if fenceSet.repairedCount > 0 {
             FileHandleText.standardError("\(fences): repaired \(fenceSet.repairedCount) invalid polygon(s) with MakeValid\n")
         }
-        let evaluator = try CLIError.reporting { try ContainmentEvaluator(fenceSet: fenceSet) }
-        let reader = try CLIError.reporting { try LineBlockReader(path: fixes) }
-        // Opened once the header line is read and good.
+        // The output opens once the header was read and is good (a bad input leaves an
+        // existing output as it was), and appears complete at the end.
         var out: OutputSink? = nil
-
-        var header: FixCSVHeader? = nil
-        var tally = RowTally()
-        var row = FixCSVRow()
-        var line: [UInt8] = []
-        var slots: [Int32] = []
-        try CLIError.reporting {
-            try reader.forEachLine({ base, start, end, lineNumber in
-                guard let columns = header else {
-                    do {
-                        header = try FixCSVHeader(line: UnsafeRawBufferPointer(start: base + start, count: end - start))
-                    } catch let problem as FixCSVHeader.Problem {
-                        throw CLIError("\(fixes): line 1: \(problem.reason)")
-                    }
-                    out = try output.map { try OutputSink(path: $0) } ?? .standardOutput()
-                    return
-                }
-                if end - start == 0 || (end - start == 1 && base[start] == 0x0D) {
-                    tally.blankLines += 1
-                    return
-                }
-                tally.read += 1
-                line.removeAll(keepingCapacity: true)
-                line.append(contentsOf: "{\"row\":\(tally.read),".utf8)
-                if let failure = row.parse(base, start, end, header: columns) {
-                    tally.reject("parse")
-                    line.append(contentsOf: "\"error\":".utf8)
-                    JSONWriter.writeString("parse: line \(lineNumber): \(failure.reason)", to: &line)
-                } else if let reason = Coordinate(latitude: row.latitude, longitude: row.longitude).invalidReason {
-                    tally.reject("coordinate")
-                    line.append(contentsOf: "\"error\":".utf8)
-                    JSONWriter.writeString("coordinate: line \(lineNumber): \(reason)", to: &line)
-                } else {
-                    let level = row.level == Int.min ? nil : row.level
-                    try evaluator.containing(latitude: row.latitude, longitude: row.longitude, level: level, into: &slots)
-                    tally.answered += 1
-                    line.append(contentsOf: "\"geofenceIds\":[".utf8)
-                    for (k, slot) in slots.enumerated() {
-                        if k > 0 { line.append(UInt8(ascii: ",")) }
-                        JSONWriter.writeString(bytes: fenceSet.idBytes(at: Int(slot)), to: &line)
-                    }
-                    line.append(UInt8(ascii: "]"))
-                }
-                line.append(contentsOf: "}\n".utf8)
-                try out!.write(line)
-            }, overlongLine: { lineNumber, bytes in
-                guard header != nil else {
-                    throw CLIError("\(fixes): line 1: the header line has \(bytes) bytes or more, longer than the maximum of \(reader.maximumLineBytes) (is this a CSV text file?)")
-                }
-                tally.read += 1
-                tally.reject("lineLength")
-                line.removeAll(keepingCapacity: true)
-                line.append(contentsOf: "{\"row\":\(tally.read),\"error\":".utf8)
-                JSONWriter.writeString("lineLength: line \(lineNumber): \(bytes) bytes or more, longer than the maximum of \(reader.maximumLineBytes)", to: &line)
-                line.append(contentsOf: "}\n".utf8)
-                try out!.write(line)
-            })
-            if header == nil {
-                throw CLIError("\(fixes): empty file (expected a header line naming at least device_id,timestamp,lat,lon)")
-            }
-            try out!.commit()
+        func sink() throws -> OutputSink {
+            if let out { return out }
+            let opened = try output.map { try OutputSink(path: $0) } ?? .standardOutput()
+            out = opened
+            return opened
         }
-        FileHandleText.standardError(tally.summary(file: fixes) + "\n")
+        let summary = try CLIError.reporting {
+            let summary = try ContainsRun.run(fenceSet: fenceSet, fixes: fixes, threads: threads ?? Platform.coreCount) { bytes in
+                try sink().write(bytes)
+            }
+            try sink().commit()
+            return summary
+        }
+        FileHandleText.standardError(summary.line(file: fixes) + "\n")
     }
 }
 

@@ -139,9 +139,9 @@ struct CompiledFenceFileTests {
     func otherVersion() throws {
         try Self.roundTrip(try FenceSet(Self.world(seed: 3, count: 10))) { _, bytes in
             var other = bytes
-            other[8] = 2
+            other[8] = 1
             Self.resealHeader(&other)
-            #expect(Self.fails(other, ["format version 2; this build reads version 1"]) == nil)
+            #expect(Self.fails(other, ["format version 1; this build reads version 2"]) == nil)
         }
     }
 
@@ -201,7 +201,13 @@ struct CompiledFenceFileTests {
                 (F.partStarts, 4), (F.vertexStarts, 8), (F.chunkRanges, 0), (F.slotChunks, 0), (F.treeRefs, 0),
                 (F.treeLevels, 0), (F.cellStarts, 4), (F.cellSlots, 4), (F.meta, 8 * 15),
             ]
-            for (id, at) in cases {
+            // The cell sections: a polygon's record naming cells past the end, a cell listing edges
+            // past its polygon's end, a listed edge outside the vertices.
+            let polygon = try #require((0..<opened.count).first { PolygonGrid(opened.storage.polygonCells.records[2 * Int(opened.storage.storageIndex[$0])], opened.storage.polygonCells.records[2 * Int(opened.storage.storageIndex[$0]) + 1]) != nil })
+            let cellCases: [(F, Int)] = [
+                (F.records, (2 * Int(opened.storage.storageIndex[polygon]) + 1) * 32 + 24), (F.polygonCells, 0), (F.polygonCellEdges, 0),
+            ]
+            for (id, at) in cases + cellCases {
                 var damaged = bytes
                 let range = Self.section(id, in: bytes)
                 #expect(range.count >= at + 4, "section \(id) too short for the test")

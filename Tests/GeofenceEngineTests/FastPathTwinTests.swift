@@ -131,58 +131,100 @@ import Foundation
 
 @Suite("Batch containment")
 struct BatchContainmentTests {
-    @Test("batch answers equal one query per point, sorted by cell or not", arguments: [61, 62] as [UInt64])
-    func batchEqualsPerPoint(seed: UInt64) throws {
+    @Test("batch pairs equal one query per fix, in input or tile order, with and without levels", arguments: testSeeds(2, base: 61))
+    func batchEqualsPerFix(seed: UInt64) throws {
         for (name, world) in IndexedContainmentTests.worlds {
             var rng = SeededGenerator(seed: seed)
             let fences = world.fences(count: 300, &rng)
             let set = try FenceSet(fences)
             let evaluator = try ContainmentEvaluator(fenceSet: set)
-            var points = world.queryPoints(count: 2_000, fences: fences, &rng).flatMap { [$0.latitude, $0.longitude] }
-            points += [.nan, 0, 95, 0]  // invalid points answer nothing
-            var expected: [[Int32]] = []
-            var buffer: [Int32] = []
-            for k in 0..<(points.count / 2) {
-                try evaluator.containing(latitude: points[2 * k], longitude: points[2 * k + 1], level: nil, into: &buffer)
-                expected.append(buffer)
-            }
-            for sorted in [false, true] {
-                var answers = ContainmentAnswers()
-                try points.withUnsafeBufferPointer { try evaluator.containing(coordinates: $0, sortByCell: sorted, into: &answers) }
-                #expect(answers.count == expected.count)
-                for k in 0..<expected.count where Array(answers[k]) != expected[k] {
-                    Issue.record("seed \(seed) \(name) sorted \(sorted): point \(k) got \(Array(answers[k])), expected \(expected[k])")
-                    break
+            var points = world.queryPoints(count: 5_000, fences: fences, &rng)
+            // Invalid fixes answer nothing; repeats of one fix answer alike.
+            points += [Coordinate(latitude: .nan, longitude: 0), Coordinate(latitude: 95, longitude: 0), points[0], points[0]]
+            let latitudes = points.map(\.latitude), longitudes = points.map(\.longitude)
+            let levels = points.map { _ in rng.chance(0.5) ? Int.min : rng.int(0...2) }
+            for withLevels in [false, true] {
+                var expected: [(Int32, Int32)] = []
+                var buffer: [Int32] = []
+                for k in points.indices {
+                    let level = withLevels && levels[k] != Int.min ? levels[k] : nil
+                    try evaluator.containing(latitude: latitudes[k], longitude: longitudes[k], level: level, into: &buffer)
+                    expected += buffer.map { (Int32(k), $0) }
+                }
+                for order in [ContainmentOrder.input, .tiles, .automatic] {
+                    var pairs = ContainmentPairs()
+                    try evaluator.containing(
+                        latitudes: latitudes, longitudes: longitudes, levels: withLevels ? levels : nil, order: order, into: &pairs)
+                    let got = (0..<pairs.count).map { (pairs.fixes[$0], pairs.slots[$0]) }
+                    #expect(got.count == expected.count && zip(got, expected).allSatisfy { $0 == $1 },
+                            "seed \(seed) \(name) order \(order) levels \(withLevels): \(got.count) pairs, expected \(expected.count)")
+                    // A second call into the same pairs gives the same answer.
+                    try evaluator.containing(
+                        latitudes: latitudes, longitudes: longitudes, levels: withLevels ? levels : nil, order: order, into: &pairs)
+                    #expect(pairs.count == expected.count)
                 }
             }
         }
     }
-}
 
-@Suite("Real polygons of 15 cities")
-struct MultiCityPolygonTests {
-    /// The 1,969 neighbourhoods: 16 invalid ones are reported (and repaired on request); on
-    /// the rest the certified test equals GEOS's locator, including the boroughs of over
-    /// 2,048 edges that go to GEOS directly.
-    @Test("validation finds the 16 invalid polygons; containment equals GEOS")
-    func multiCity() throws {
-        let path = CLIPaths.data("polygons/neighborhoods_multicity.geojson")
-        let report = try FenceSet.inspect(path: path, repair: false)
-        #expect(report.featureCount == 1_969 && report.problems.count == 16)
-        #expect(report.problems.allSatisfy { $0.reason.contains("Self-intersection") })
-        let set = try FenceSet.load(path: path, repair: true)
-        #expect(set.count == 1_969 && set.repairedCount == 16)
-        let evaluator = try ContainmentEvaluator(fenceSet: set)
-        var rng = SplitMix64(seed: 2026)
-        var large = 0
-        for (slot, fence) in set.fences.enumerated() {
-            guard case .polygon(let shape) = fence.shape, slot % 7 == 0 || shape.vertexCount > 2_048 else { continue }
-            if shape.vertexCount > 2_048 { large += 1 }
-            for p in FastPathTwinTests.probes(shape.polygons[0].exterior, &rng).prefix(120) {
-                let geos = try evaluator.coversByGEOS(slot: slot, latitude: p.latitude, longitude: p.longitude)
-                #expect(try evaluator.covers(slot: slot, latitude: p.latitude, longitude: p.longitude) == geos, "\(fence.id) at \(p)")
+    /// The tile pass with tiles down to single cells (so the fixes are thoroughly reordered)
+    /// and fences too wide for the directory's cells (its `large` list, which holds fixes in
+    /// empty cells too), against the slow twin: the scan, fix by fix, in input order.
+    @Test("tile order, with one-cell tiles and fences wider than the cells, equals the scan", arguments: testSeeds(2, base: 63))
+    func tilesAndWideFencesEqualScan(seed: UInt64) throws {
+        for (name, world) in IndexedContainmentTests.worlds {
+            var rng = SeededGenerator(seed: seed)
+            let small = world.fences(count: 200, &rng)
+            var points = world.queryPoints(count: 1_500, fences: small, &rng)
+            points += [Coordinate(latitude: .nan, longitude: 0), Coordinate(latitude: 95, longitude: 0), points[0], points[0]]
+            let wide = [
+                Fence(id: "wide-0", shape: .circle(center: world.center, radius: world.spread * 0.6)),
+                Fence(id: "wide-1", shape: .circle(center: points[1], radius: world.spread * 0.4)),
+            ]
+            let evaluator = try ContainmentEvaluator(fenceSet: try FenceSet(small + wide))
+            let directory = evaluator.hot.directory
+            // In the city the wide fences span too many cells (elsewhere the grid's cells are wider).
+            #expect(evaluator.hot.directoryEnabled && (name != "city" || directory.largeCount > 0), "seed \(seed) \(name): no large entries")
+            let latitudes = points.map(\.latitude), longitudes = points.map(\.longitude)
+            var expected: [UInt64] = []
+            for (k, p) in points.enumerated() {
+                let scan = try evaluator.containingByScan(latitude: p.latitude, longitude: p.longitude, level: nil)
+                expected += scan.map { UInt64(k) << 32 | UInt64($0) }
             }
+            let one = ContainmentEvaluator.TileLayout(directory: directory, hotBytes: evaluator.fenceSet.hotBytes, tileBytes: 1)
+            #expect(one.count == directory.columns * directory.rows + 1, "seed \(seed) \(name): one tile per cell")
+            for tileBytes in [1, 4_096, ContainmentEvaluator.tileBytes] {
+                let scratch = evaluator.batchScratch()
+                let found = try latitudes.withUnsafeBufferPointer { lat in
+                    try longitudes.withUnsafeBufferPointer { lon in
+                        try evaluator.containingInTileOrder(
+                            lat.baseAddress!, lon.baseAddress!, nil, count: points.count, options: ContainmentOptions(),
+                            scratch: scratch, tileBytes: tileBytes)
+                    }
+                }
+                let same = Array(UnsafeBufferPointer(start: scratch.pairs, count: found)) == expected
+                #expect(same, "seed \(seed) \(name) tile bytes \(tileBytes): \(found) pairs, expected \(expected.count)")
+            }
+            var pairs = ContainmentPairs()
+            try evaluator.containing(latitudes: latitudes, longitudes: longitudes, order: .input, into: &pairs)
+            let got = (0..<pairs.count).map { UInt64(UInt32(bitPattern: pairs.fixes[$0])) << 32 | UInt64(UInt32(bitPattern: pairs.slots[$0])) }
+            let same = got == expected
+            #expect(same, "seed \(seed) \(name) input order: \(got.count) pairs, expected \(expected.count)")
         }
-        #expect(large >= 5, "the corpus has polygons of more than 2,048 vertices")
+    }
+
+    @Test("an empty batch, and a batch on a set without a grid directory")
+    func edges() throws {
+        let evaluator = try ContainmentEvaluator(fenceSet: try FenceSet([]))
+        var pairs = ContainmentPairs()
+        try evaluator.containing(latitudes: [], longitudes: [], into: &pairs)
+        #expect(pairs.count == 0)
+        try evaluator.containing(latitudes: [1], longitudes: [2], order: .tiles, into: &pairs)
+        #expect(pairs.count == 0)
+        let one = try ContainmentEvaluator(fenceSet: try FenceSet([
+            Fence(id: "a", shape: .circle(center: Coordinate(latitude: 1, longitude: 2), radius: 100)),
+        ]))
+        try one.containing(latitudes: [1, 5, 1], longitudes: [2, 5, 2], order: .tiles, into: &pairs)
+        #expect(pairs.fixes == [0, 2] && pairs.slots == [0, 0])
     }
 }

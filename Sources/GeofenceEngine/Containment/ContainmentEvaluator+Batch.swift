@@ -1,120 +1,216 @@
 import GeofenceGEOS
-
-/// The answers of a batch containment query, in the input's order: the fences of point `i`
-/// are `slots[offsets[i] ..< offsets[i + 1]]`, ascending.
-public struct ContainmentAnswers: Sendable {
-    public var offsets: [Int32] = [0]
-    public var slots: [Int32] = []
-
-    public init() {}
-
-    /// Number of points answered.
-    public var count: Int { offsets.count - 1 }
-
-    /// The slots containing point `i`, ascending.
-    public subscript(i: Int) -> ArraySlice<Int32> { slots[Int(offsets[i])..<Int(offsets[i + 1])] }
-}
+import GeofenceGeometry
+import RealModule
 
 extension ContainmentEvaluator {
-    /// Answers containment for many points at once, faster than one query per point: the
-    /// points are put in grid-cell order first (a radix sort of their cell numbers), so that
-    /// consecutive queries read the same cell and the same fences while they are in cache;
-    /// the answers are then put back in the input's order.
+    /// Every (fix, fence) pair where the fence contains the fix, for many fixes at once: the
+    /// form Shapely's and DuckDB's users think in, and faster than one query per fix.
     ///
-    /// Same answers as ``containing(latitude:longitude:level:options:into:)`` point by point.
-    /// `coordinates` holds `[lat0, lon0, lat1, lon1, …]`. `sortByCell` forces the choice;
-    /// by default the points are sorted only when the fences' hot data is larger than
-    /// ``sortingThreshold`` (below it the data stays in cache and the sort costs more than it saves).
-    /// - Complexity: O(n) for the sort and the scatter, plus the per-point queries.
+    /// Fixes are taken in blocks of ``BatchScratch/blockSize``: the block's cell lookups are
+    /// issued together (their cache misses overlap), then its box checks, then its exact tests
+    /// (circles, the polygons' classified cells, GEOS for what rounding cannot decide). With
+    /// ``ContainmentOrder/tiles`` the fixes are first grouped by tiles of the grid sized to the
+    /// caches, so a tile's fences stay in cache while its fixes are tested, and the pairs are
+    /// put back in input order. `levels[i]` is fix i's level, `Int.min` for none (no array: no level).
+    ///
+    /// `pairs` is cleared and filled in input order (fix ascending, then slot ascending); its
+    /// arrays and the evaluator's scratch keep their capacity, so a warm call allocates
+    /// nothing. Same pairs as ``containing(latitude:longitude:level:options:into:)`` fix by fix.
+    /// - Precondition: the arrays have equal counts, below 2³¹.
+    /// - Complexity: O(n) for n fixes (the sort is two or three linear passes), plus the
+    ///   per-fix candidates' exact tests.
     public func containing(
-        coordinates: UnsafeBufferPointer<Double>, level: Int? = nil, options: ContainmentOptions = ContainmentOptions(),
-        sortByCell: Bool? = nil, into answers: inout ContainmentAnswers
+        latitudes: UnsafeBufferPointer<Double>, longitudes: UnsafeBufferPointer<Double>,
+        levels: UnsafeBufferPointer<Int>? = nil, options: ContainmentOptions = ContainmentOptions(),
+        order: ContainmentOrder = .automatic, into pairs: inout ContainmentPairs
     ) throws(GEOSError) {
-        let n = coordinates.count / 2
-        answers.offsets.removeAll(keepingCapacity: true)
-        answers.slots.removeAll(keepingCapacity: true)
-        answers.offsets.append(0)
+        let n = latitudes.count
+        precondition(longitudes.count == n && (levels?.count ?? n) == n, "latitudes, longitudes and levels differ in count")
+        precondition(n < Int(Int32.max), "a batch holds fewer than 2³¹ fixes")
+        pairs.removeAll()
         guard n > 0 else { return }
-        let hot = self.hot
-        guard hot.directoryEnabled, n < Int(UInt32.max), sortByCell ?? (fenceSet.hotBytes >= Self.sortingThreshold) else {
-            // No grid to order by, or the fences' hot data fits in cache anyway (then the sort
-            // costs more than it saves: measured at 1k and 10k fences): one query per point.
-            var buffer: [Int32] = []
+        let lat = latitudes.baseAddress!, lon = longitudes.baseAddress!, lev = levels?.baseAddress
+        guard hot.directoryEnabled else {
+            // No grid: the tree answers fix by fix.
+            var slots = candidates
+            candidates = []
+            defer { candidates = slots }
             for i in 0..<n {
-                try containing(latitude: coordinates[2 * i], longitude: coordinates[2 * i + 1], level: level, options: options, into: &buffer)
-                answers.slots.append(contentsOf: buffer)
-                answers.offsets.append(Int32(answers.slots.count))
+                try containing(latitude: lat[i], longitude: lon[i], level: Self.level(lev, i), options: options, into: &slots)
+                for s in slots { pairs.append(fix: Int32(truncatingIfNeeded: i), slot: s) }
             }
             return
         }
-        // Sort the points themselves (24 bytes: cell << 32 | input index, and the coordinates)
-        // so the queries read them in sequence. Points outside the grid sort last.
-        var points = [SortedPoint](unsafeUninitializedCapacity: n) { buffer, count in
-            for i in 0..<n {
-                let lat = coordinates[2 * i], lon = coordinates[2 * i + 1]
-                let cell = hot.directory.cell(latitude: lat, longitude: lon)
-                buffer[i] = SortedPoint(key: UInt64(cell) << 32 | UInt64(i), latitude: lat, longitude: lon)
-            }
-            count = n
+        let scratch = batchScratch()
+        let found: Int
+        if order == .tiles || (order == .automatic && n >= Self.sortingMinimum && fenceSet.hotBytes >= Self.sortingThreshold) {
+            found = try containingInTileOrder(lat, lon, lev, count: n, options: options, scratch: scratch)
+        } else {
+            found = try blocks(lat, lon, lev, indexes: nil, count: n, options: options, scratch: scratch)
         }
-        Self.radixSortByHighWord(&points)
-        // Query in cell order; remember (input index, slot) pairs.
-        var found: [UInt64] = []
-        found.reserveCapacity(n / 4)
-        var counts = [Int32](repeating: 0, count: n + 1)
-        var buffer: [Int32] = []
-        for point in points {
-            let i = Int(UInt32(truncatingIfNeeded: point.key))
-            try containing(latitude: point.latitude, longitude: point.longitude, level: level, options: options, into: &buffer)
-            if buffer.isEmpty { continue }
-            counts[i + 1] = Int32(buffer.count)
-            for s in buffer { found.append(UInt64(i) << 32 | UInt64(UInt32(bitPattern: s))) }
-        }
-        // Back to input order: prefix sums, then each point's slots in place (already ascending).
-        for i in 0..<n { counts[i + 1] += counts[i] }
-        answers.offsets = counts
-        answers.slots = [Int32](repeating: 0, count: Int(counts[n]))
-        var cursor = counts
-        for pair in found {
-            let i = Int(pair >> 32)
-            answers.slots[Int(cursor[i])] = Int32(bitPattern: UInt32(truncatingIfNeeded: pair))
-            cursor[i] += 1
-        }
+        pairs.fill(from: scratch.pairs, count: found)
     }
 
-    /// Bytes of hot fence data (directory, circle records, polygon edges) above which sorting
-    /// the points pays: measured 1.7× faster at 100k fences (about 40 MB), slower at 10k (4 MB).
-    public static let sortingThreshold = 16 << 20
-
-    /// A point in the sort: `cell << 32 | input index`, and its coordinates.
-    struct SortedPoint {
-        var key: UInt64
-        var latitude: Double
-        var longitude: Double
-    }
-
-    /// Sorts by the upper 32 bits of the key (stable), two passes of 16 bits.
-    static func radixSortByHighWord(_ points: inout [SortedPoint]) {
-        var scratch = points
-        for shift in [32, 48] as [UInt64] {
-            var counts = [Int](repeating: 0, count: 65_537)
-            let first = (points.first?.key ?? 0) >> shift & 0xFFFF
-            var allSame = true
-            for p in points {
-                let b = Int(p.key >> shift & 0xFFFF)
-                counts[b + 1] += 1
-                if UInt64(b) != first { allSame = false }
-            }
-            if allSame { continue }
-            for b in 0..<65_536 { counts[b + 1] += counts[b] }
-            scratch.withUnsafeMutableBufferPointer { out in
-                for p in points {
-                    let b = Int(p.key >> shift & 0xFFFF)
-                    out[counts[b]] = p
-                    counts[b] += 1
+    /// ``containing(latitudes:longitudes:levels:options:order:into:)`` over arrays.
+    public func containing(
+        latitudes: [Double], longitudes: [Double], levels: [Int]? = nil, options: ContainmentOptions = ContainmentOptions(),
+        order: ContainmentOrder = .automatic, into pairs: inout ContainmentPairs
+    ) throws(GEOSError) {
+        try latitudes.withUnsafeBufferPointer { (lat) throws(GEOSError) in
+            try longitudes.withUnsafeBufferPointer { (lon) throws(GEOSError) in
+                guard let levels else {
+                    return try containing(latitudes: lat, longitudes: lon, options: options, order: order, into: &pairs)
+                }
+                try levels.withUnsafeBufferPointer { (lev) throws(GEOSError) in
+                    try containing(latitudes: lat, longitudes: lon, levels: lev, options: options, order: order, into: &pairs)
                 }
             }
-            swap(&points, &scratch)
         }
+    }
+
+    /// Bytes of hot fence data (directory, records, cells, vertices) above which taking the
+    /// fixes tile by tile pays (see ``ContainmentOrder/automatic``): several tiles' worth.
+    public static let sortingThreshold = 4 * tileBytes
+    /// Fixes below which a batch is not reordered: too few share a tile.
+    static let sortingMinimum = 4_096
+
+    /// The level of fix `i`, nil for none.
+    @inline(__always)
+    static func level(_ levels: UnsafePointer<Int>?, _ i: Int) -> Int? {
+        guard let levels, levels[i] != Int.min else { return nil }
+        return levels[i]
+    }
+
+    /// The evaluator's batch scratch, made on first use.
+    func batchScratch() -> BatchScratch {
+        if let made = batch { return made }
+        let made = BatchScratch(maximumCandidates: fenceSet.directory.maximumCandidates)
+        batch = made
+        return made
+    }
+
+    /// The blocked query over `count` fixes, writing their pairs (`fix << 32 | slot`) to
+    /// `scratch.pairs` in the order given, and returning how many; the fix index of position k
+    /// is `indexes[k]`, or k when there are none.
+    ///
+    /// Each stage runs over the whole block before the next starts, so the cache misses of
+    /// different fixes and candidates (cells, boxes, records, polygon cells, edges) are in
+    /// flight together instead of one after the other.
+    func blocks(
+        _ lat: UnsafePointer<Double>, _ lon: UnsafePointer<Double>, _ levels: UnsafePointer<Int>?,
+        indexes: UnsafePointer<Int32>?, count n: Int, options: ContainmentOptions, scratch: BatchScratch
+    ) throws(GEOSError) -> Int {
+        let hot = self.hot, directory = hot.directory
+        let keys = scratch.keys, first = scratch.first, end = scratch.end, keyEnds = scratch.keyEnds, active = scratch.active
+        let verdicts = scratch.verdicts, lists = scratch.lists
+        let anyLarge = directory.largeCount > 0
+        let degreesToRadians = Double.pi / 180.0
+        var found = 0
+        var base = 0
+        while base < n {
+            let m = Swift.min(BatchScratch.blockSize, n &- base)
+            // 1. The block's cells; the fixes whose cell has entries (all of them when some
+            //    entries are too large for cells) go on in `active`.
+            var a = 0
+            for j in 0..<m {
+                let (f, e) = directory.entries(latitude: lat[base &+ j], longitude: lon[base &+ j])
+                first[a] = f
+                end[a] = e
+                active[a] = base &+ j
+                if f < e || (anyLarge && e >= 0) { a &+= 1 }
+            }
+            base &+= m
+            if a == 0 { continue }
+            // 2. Box checks: each active fix's candidate keys, by slot.
+            var used = 0
+            for j in 0..<a {
+                let i = active[j]
+                used &+= directory.keys(latitude: lat[i], longitude: lon[i], entries: first[j], end[j], writingTo: keys + used)
+                keyEnds[j] = used
+            }
+            if used == 0 { continue }
+            // 3. Records: levels, circles decided, polygons located in their cells.
+            var from = 0
+            for j in 0..<a {
+                let to = keyEnds[j]
+                if to > from {
+                    let i = active[j], y = lat[i], x = lon[i]
+                    let level = Self.level(levels, i)
+                    let latR = y * degreesToRadians, lonR = x * degreesToRadians
+                    var cosLat = Double.nan
+                    for k in from..<to {
+                        let position = Int(UInt32(truncatingIfNeeded: keys[k]))
+                        guard hot.levelMatches(position: position, level: level, options: options) else {
+                            verdicts[k] = 0
+                            continue
+                        }
+                        let low = hot.records[2 &* position]
+                        if low.w >= 0 {
+                            if cosLat.isNaN { cosLat = Double.cos(latR) }
+                            verdicts[k] = Sphere.haversineTermIsAtMost(
+                                low.w, latitude1: latR, longitude1: lonR, cosLatitude1: cosLat,
+                                latitude2: low.x, longitude2: low.y, cosLatitude2: low.z) ? 1 : 0
+                            continue
+                        }
+                        let high = hot.records[2 &* position &+ 1]
+                        if high.z.bitPattern == 0 {
+                            verdicts[k] = 3
+                            continue
+                        }
+                        let hit = hot.cells.cell(low, high, x: x, y: y)
+                        if hit.from == hit.to {
+                            verdicts[k] = hit.odd ? 1 : 0
+                        } else {
+                            verdicts[k] = hit.odd ? 6 : 2
+                            lists[k] = UInt64(hit.from) | UInt64(hit.to) << 32
+                        }
+                    }
+                }
+                from = to
+            }
+            // 4. Crossed cells' edges; the edge runs of polygons without cells; GEOS for what
+            //    rounding cannot decide.
+            from = 0
+            for j in 0..<a {
+                let to = keyEnds[j]
+                let i = active[j]
+                for k in from..<to where verdicts[k] >= 2 {
+                    let y = lat[i], x = lon[i]
+                    let test: PolygonTestResult
+                    if verdicts[k] == 3 {
+                        test = hot.polygons.test(slot: Int(UInt32(truncatingIfNeeded: keys[k])), x: x, y: y)
+                    } else {
+                        let list = lists[k]
+                        test = hot.cells.edges(
+                            PolygonCellIndex.CellHit(
+                                from: Int(list & 0xFFFF_FFFF), to: Int(list >> 32), odd: verdicts[k] == 6),
+                            x: x, y: y)
+                    }
+                    let inside: Bool
+                    switch test {
+                    case .inside: inside = true
+                    case .outside: inside = false
+                    case .undecided: inside = try polygonCovers(slot: Int(keys[k] >> 32), latitude: y, longitude: x)
+                    }
+                    verdicts[k] = inside ? 1 : 0
+                }
+                from = to
+            }
+            // 5. The pairs, fix by fix (each fix's keys are in slot order).
+            scratch.reservePairs(found &+ used, keeping: found)
+            let out = scratch.pairs
+            from = 0
+            for j in 0..<a {
+                let to = keyEnds[j]
+                let i = active[j]
+                let fix = UInt64(UInt32(bitPattern: indexes?[i] ?? Int32(truncatingIfNeeded: i)))
+                for k in from..<to where verdicts[k] == 1 {
+                    out[found] = fix << 32 | keys[k] >> 32
+                    found &+= 1
+                }
+                from = to
+            }
+        }
+        return found
     }
 }

@@ -27,7 +27,7 @@ extension ContainmentEvaluator {
             // distance, so "inside" and "distance 0" always agree.
             let circle = fenceSet.enclosingCircle(at: slot)
             let a = Sphere.haversineTerm(point, circle.center)
-            if a <= hot.circles[Int(hot.storage[slot])].w { return 0 }
+            if a <= hot.records[2 * Int(hot.storage[slot])].w { return 0 }
             return Swift.max(0, Sphere.distance(haversineTerm: a) - circle.radius)
         }
         if try polygonCovers(slot: slot, latitude: latitude, longitude: longitude) { return 0 }

@@ -23,7 +23,8 @@ extension ContainmentEvaluator {
             // Sorted by slot and without repeats already.
             let count = hot.directory.searchKeys(latitude: latitude, longitude: longitude, writingTo: keyScratch)
             if count > 0 {
-                try filter(keys: keyScratch, count: count, latitude: latitude, longitude: longitude, level: level, options: options, into: &result)
+                let kept = try keepContaining(keys: keyScratch, count: count, latitude: latitude, longitude: longitude, level: level, options: options)
+                for k in 0..<kept { result.append(Int32(truncatingIfNeeded: keyScratch[k] >> 32)) }
             }
         } else {
             try containingThroughTree(latitude: latitude, longitude: longitude, level: level, options: options, into: &result)
@@ -40,28 +41,30 @@ extension ContainmentEvaluator {
         var keys = result.map { CellDirectory.key(slot: $0, storage: hot.storage[Int($0)]) }
         result.removeAll(keepingCapacity: true)
         try keys.withUnsafeMutableBufferPointer { buffer throws(GEOSError) in
-            try filter(keys: buffer.baseAddress!, count: buffer.count, latitude: latitude, longitude: longitude, level: level, options: options, into: &result)
+            let kept = try keepContaining(keys: buffer.baseAddress!, count: buffer.count, latitude: latitude, longitude: longitude, level: level, options: options)
+            for k in 0..<kept { result.append(Int32(truncatingIfNeeded: buffer[k] >> 32)) }
         }
     }
 
-    /// The exact step of ``containing(latitude:longitude:level:options:into:)``: appends to
-    /// `result` the slots of the candidate keys whose fence holds the point.
+    /// The exact step of every point query: keeps, in place and in order, the candidate keys
+    /// whose fence holds the point on `level`, and returns how many it kept.
     @inline(__always)
-    private func filter(
+    func keepContaining(
         keys: UnsafeMutablePointer<UInt64>, count: Int, latitude: Double, longitude: Double, level: Int?,
-        options: ContainmentOptions, into result: inout [Int32]
-    ) throws(GEOSError) {
+        options: ContainmentOptions
+    ) throws(GEOSError) -> Int {
         let hot = self.hot
         // The same constant as Sphere.degreesToRadians, as a literal: the cross-module static
         // costs an accessor call per query.
         let degreesToRadians = Double.pi / 180.0
         let latR = latitude * degreesToRadians, lonR = longitude * degreesToRadians
         var cosLat = Double.nan  // computed on the first circle candidate
+        var kept = 0
         for k in 0..<count {
             let key = keys[k]
             let position = Int(UInt32(truncatingIfNeeded: key))
             guard hot.levelMatches(position: position, level: level, options: options) else { continue }
-            let circle = hot.circles[position]
+            let circle = hot.records[2 &* position]
             let inside: Bool
             if circle.w >= 0 {
                 if cosLat.isNaN { cosLat = Double.cos(latR) }
@@ -69,15 +72,20 @@ extension ContainmentEvaluator {
                     circle.w, latitude1: latR, longitude1: lonR, cosLatitude1: cosLat,
                     latitude2: circle.x, longitude2: circle.y, cosLatitude2: circle.z)
             } else {
-                switch hot.polygons.test(slot: position, x: longitude, y: latitude) {
+                let high = hot.records[2 &* position &+ 1]
+                let test = high.z.bitPattern == 0
+                    ? hot.polygons.test(slot: position, x: longitude, y: latitude)
+                    : hot.cells.test(circle, high, x: longitude, y: latitude)
+                switch test {
                 case .inside: inside = true
                 case .outside: inside = false
                 case .undecided:
                     inside = try polygonCovers(slot: Int(key >> 32), latitude: latitude, longitude: longitude)
                 }
             }
-            if inside { result.append(Int32(truncatingIfNeeded: key >> 32)) }
+            if inside { keys[kept] = key; kept &+= 1 }
         }
+        return kept
     }
 
     /// ``containing(latitude:longitude:level:options:into:)`` as fence distances (all 0): the

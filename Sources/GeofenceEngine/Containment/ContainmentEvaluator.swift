@@ -22,6 +22,8 @@ public final class ContainmentEvaluator {
     /// scratch, read and written through a pointer (no reference counting, no exclusivity
     /// check per query).
     let keyScratch: UnsafeMutablePointer<UInt64>
+    /// The batch queries' working memory, made on the first batch (see ``BatchScratch``).
+    var batch: BatchScratch?
     /// Polygons' edges in runs with boxes, built on first use (see ``PolygonEdgeChunks``).
     var edgeChunks: [Int: PolygonEdgeChunks] = [:]
     /// Scratch for ``PolygonEdgeChunks/distance(from:bounds:)``.
@@ -47,7 +49,7 @@ public final class ContainmentEvaluator {
     @inline(__always)
     public func covers(slot: Int, latitude: Double, longitude: Double) throws(GEOSError) -> Bool {
         if fenceSet.isCircle(at: slot) {
-            let circle = hot.circles[Int(hot.storage[slot])]
+            let circle = hot.records[2 * Int(hot.storage[slot])]
             let latR = latitude * Sphere.degreesToRadians
             let a = Sphere.haversineTerm(
                 latitude1: latR, longitude1: longitude * Sphere.degreesToRadians, cosLatitude1: Double.cos(latR),
@@ -57,12 +59,14 @@ public final class ContainmentEvaluator {
         return try polygonCovers(slot: slot, latitude: latitude, longitude: longitude)
     }
 
-    /// The polygon test: the certified Swift crossing test (``PolygonEdgeIndex``), and GEOS's
-    /// indexed locator for the points it cannot certify (on, or within rounding of, an edge)
-    /// and for polygons too large for a linear pass. Same answer as ``coversByGEOS(slot:latitude:longitude:)``.
+    /// The polygon test: the certified Swift test over the polygon's classified cells
+    /// (``PolygonCellIndex``; the run test of ``PolygonEdgeIndex`` for a polygon without
+    /// cells), and GEOS's indexed locator for the points it cannot certify (on, or within
+    /// rounding of, an edge) and for polygons left to it. Same answer as
+    /// ``coversByGEOS(slot:latitude:longitude:)``.
     @inline(__always)
     func polygonCovers(slot: Int, latitude: Double, longitude: Double) throws(GEOSError) -> Bool {
-        switch hot.polygons.test(slot: Int(hot.storage[slot]), x: longitude, y: latitude) {
+        switch hot.polygonTest(position: Int(hot.storage[slot]), x: longitude, y: latitude) {
         case .inside: return true
         case .outside: return false
         case .undecided: return try locator(slot).covers(latitude: latitude, longitude: longitude)
@@ -147,9 +151,11 @@ struct HotPath {
     let directoryEnabled: Bool
     let directory: CellDirectory.View
     let polygons: PolygonEdgeIndex.View
-    /// Slot → storage position; the three arrays below are in storage order.
+    let cells: PolygonCellIndex.View
+    /// Slot → storage position; the arrays below are in storage order.
     let storage: UnsafePointer<Int32>
-    let circles: UnsafePointer<SIMD4<Double>>
+    /// Two per position: the containment record (see ``PolygonCellIndex``).
+    let records: UnsafePointer<SIMD4<Double>>
     let levels: UnsafePointer<Int>
     /// False when no fence has a level: the level rule then needs no per-fence load.
     let anyLevelFence: Bool
@@ -158,10 +164,20 @@ struct HotPath {
         directoryEnabled = set.directory.isEnabled
         directory = set.directory.view
         polygons = set.storage.polygonEdges.view
+        cells = set.storage.polygonCells.view(vertices: set.storage.shapes.vertices.pointer)
         storage = set.storage.storageIndex.pointer
-        circles = set.storage.circleRecords.pointer
+        records = set.storage.polygonCells.records.pointer
         levels = set.storage.levelBuffer.pointer
         anyLevelFence = set.storage.anyLevelFence
+    }
+
+    /// The certified test of the polygon at storage position `position`: its cells, or its
+    /// edge runs when it has no cells.
+    @inline(__always)
+    func polygonTest(position: Int, x: Double, y: Double) -> PolygonTestResult {
+        let high = records[2 &* position &+ 1]
+        if high.z.bitPattern == 0 { return polygons.test(slot: position, x: x, y: y) }
+        return cells.test(records[2 &* position], high, x: x, y: y)
     }
 
     /// The level rule (semantics §2) for the fence at storage position `position`.

@@ -151,12 +151,50 @@ struct PolygonEdgeIndex: Sendable {
         }
     }
 
+    /// What one edge does to the ray from (x, y) towards +longitude.
+    enum Crossing {
+        /// The ray misses the edge (or the edge is horizontal away from the point).
+        case none
+        /// The edge crosses the ray: the crossing count changes parity.
+        case east
+        /// The point is a vertex or lies on a horizontal edge: covered.
+        case boundary
+        /// The point lies within rounding of the edge: only exact arithmetic can tell.
+        case undecided
+    }
+
+    /// The certified step of the crossing test for the edge from `(e[0], e[1])` to
+    /// `(e[2], e[3])` (longitude, latitude): shared by the run test and the cell test
+    /// (``PolygonCellIndex``), so both decide every edge the same way.
+    ///
+    /// An edge counts when it straddles y half-open (`(y1 > y) != (y2 > y)`) and the point
+    /// lies strictly left of it going up; the orientation's sign is accepted only beyond
+    /// Shewchuk's bound.
+    @inline(__always)
+    static func crossing(_ e: UnsafePointer<Double>, x: Double, y: Double) -> Crossing {
+        let x1 = e[0], y1 = e[1], x2 = e[2], y2 = e[3]
+        if (y1 > y) != (y2 > y) {
+            let a = (y - y1) * (x2 - x1)
+            let b = (x - x1) * (y2 - y1)
+            let d = a - b
+            let bound = orientationErrorBound * (abs(a) + abs(b))
+            if d > bound { return y2 > y1 ? .east : .none }
+            if d < -bound { return y2 < y1 ? .east : .none }
+            return .undecided
+        }
+        if y1 == y {
+            // On a vertex, or on a horizontal edge: boundary, so covered.
+            if x1 == x { return .boundary }
+            if y2 == y && (x1 <= x) != (x2 < x) { return .boundary }
+        }
+        return .none
+    }
+
     /// Counts the crossings of the ray from (x, y) towards +longitude with `edges` edges of a
     /// flat `[lon, lat, …]` vertex list starting at vertex `from` (toggling `odd` for each),
-    /// each decided by the sign of an orientation determinant beyond Shewchuk's error bound.
-    /// Returns `.inside` when the point is exactly on a vertex or a horizontal edge (the
-    /// boundary is covered), `.undecided` when a determinant is within its bound (on or within
-    /// rounding of an edge), nil when every edge was decided.
+    /// each decided by ``crossing(_:x:y:)``. Returns `.inside` when the point is exactly on a
+    /// vertex or a horizontal edge (the boundary is covered), `.undecided` when an edge is
+    /// within rounding of the point, nil when every edge was decided.
     @inline(__always)
     static func crossings(
         _ v: UnsafePointer<Double>, from: Int, edges: Int, x: Double, y: Double, odd: inout Bool
@@ -164,25 +202,13 @@ struct PolygonEdgeIndex: Sendable {
         var i = 2 &* from
         let end = i &+ 2 &* edges
         while i < end {
-            let x1 = v[i], y1 = v[i &+ 1], x2 = v[i &+ 2], y2 = v[i &+ 3]
-            i &+= 2
-            if (y1 > y) != (y2 > y) {
-                let a = (y - y1) * (x2 - x1)
-                let b = (x - x1) * (y2 - y1)
-                let d = a - b
-                let bound = orientationErrorBound * (abs(a) + abs(b))
-                if d > bound {
-                    if y2 > y1 { odd.toggle() }
-                } else if d < -bound {
-                    if y2 < y1 { odd.toggle() }
-                } else {
-                    return .undecided
-                }
-            } else if y1 == y {
-                // On a vertex, or on a horizontal edge: boundary, so covered.
-                if x1 == x { return .inside }
-                if y2 == y && (x1 <= x) != (x2 < x) { return .inside }
+            switch crossing(v + i, x: x, y: y) {
+            case .none: break
+            case .east: odd.toggle()
+            case .boundary: return .inside
+            case .undecided: return .undecided
             }
+            i &+= 2
         }
         return nil
     }

@@ -60,10 +60,10 @@ public final class FenceSet: Sendable {
         self.storage = storage
     }
 
-    /// Bytes of the data a point query reads: the grid directory, circle records, levels and
-    /// polygon edges.
+    /// Bytes of the data a point query reads: the grid directory, containment records and
+    /// polygon cells, levels and polygon vertices.
     public var hotBytes: Int {
-        storage.directory.memoryBytes + storage.circleRecords.count * 32 + storage.levelBuffer.count * 8 + storage.polygonEdges.memoryBytes
+        storage.directory.memoryBytes + storage.polygonCells.memoryBytes + storage.levelBuffer.count * 8 + storage.shapes.vertices.count * 8
     }
 
     /// The slot of the fence with this id, or nil.

@@ -19,8 +19,16 @@ final class FrozenBuffer<Element: BitwiseCopyable>: @unchecked Sendable {
     private let mapping: AnyObject?
 
     /// A copy of `elements` in memory of its own.
+    ///
+    /// The copy is made inside `withUnsafeBufferPointer`: the pointer it lends is only valid
+    /// there (an array that is a temporary, or whose last use this is, may be freed as soon as
+    /// the closure returns; measured: a temporary's last words read back as a freed block's).
     convenience init(_ elements: [Element]) {
-        self.init(copying: elements.withUnsafeBufferPointer { $0 })
+        let base = UnsafeMutablePointer<Element>.allocate(capacity: Swift.max(1, elements.count))
+        elements.withUnsafeBufferPointer { source in
+            if let from = source.baseAddress, source.count > 0 { base.initialize(from: from, count: source.count) }
+        }
+        self.init(adopting: base, count: elements.count)
     }
 
     /// A copy of the elements in memory of its own (valid only during the call: they are copied).

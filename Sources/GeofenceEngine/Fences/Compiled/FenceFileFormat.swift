@@ -7,7 +7,7 @@
 //   [0, 64)            header
 //     0   8 bytes      magic 89 47 46 53 0D 0A 1A 0A ("\x89GFS\r\n\x1A\n", PNG-style: a text-mode
 //                      transfer or a truncated copy changes it)
-//     8   UInt32       format version (1)
+//     8   UInt32       format version (2)
 //     12  UInt32       section count k
 //     16  UInt64       file size in bytes
 //     24  UInt64       fence count
@@ -17,7 +17,7 @@
 //     48  16 bytes     zero
 //   [64, T)            section table: k entries of 32 bytes, zero-padded to a multiple of 64
 //     0   UInt32       section id (four ASCII characters, e.g. "VERT")
-//     4   UInt32       element size in bytes (1, 4, 8, 16 or 32)
+//     4   UInt32       element size in bytes (1, 2, 4, 8, 16 or 32)
 //     8   UInt64       offset of the section from the start of the file
 //     16  UInt64       byte count (a multiple of the element size)
 //     24  UInt64       digest (below)
@@ -36,7 +36,11 @@
 /// Constants and the section catalogue of the compiled fence file.
 enum FenceFileFormat {
     static let magic: [UInt8] = [0x89, 0x47, 0x46, 0x53, 0x0D, 0x0A, 0x1A, 0x0A]
-    static let version: UInt32 = 1
+    /// 2: containment records (`FREC`, 64 bytes per fence) replace the circle records
+    /// (`CREC`), polygons carry classified cells (`PCCL`, `PCED`), and the directory an
+    /// occupancy bit per cell (`CDOC`).
+    static let version: UInt32 = 2
+    static let elementSizes = [1, 2, 4, 8, 16, 32]
     static let alignment = 64
     static let headerSize = 64
     static let entrySize = 32
@@ -81,15 +85,17 @@ struct FenceSectionID: Hashable, Sendable, CustomStringConvertible {
     static let dwellSeconds = FenceSectionID("DWLS"), dwellMilliseconds = FenceSectionID("DWLM")
     static let featureIndexes = FenceSectionID("FIDX"), enclosingCircles = FenceSectionID("CIRC")
     static let fragments = FenceSectionID("EVTF"), fragmentOffsets = FenceSectionID("EVTO")
-    static let storageIndex = FenceSectionID("STIX"), circleRecords = FenceSectionID("CREC")
+    static let storageIndex = FenceSectionID("STIX"), records = FenceSectionID("FREC")
     static let levelBuffer = FenceSectionID("LVLB")
     static let partStarts = FenceSectionID("PRTS"), ringStarts = FenceSectionID("RNGS")
     static let vertexStarts = FenceSectionID("VTXS"), vertices = FenceSectionID("VERT")
     static let chunkBounds = FenceSectionID("ECBD"), chunkRanges = FenceSectionID("ECRG")
     static let slotChunks = FenceSectionID("ECSL")
+    static let polygonCells = FenceSectionID("PCCL"), polygonCellEdges = FenceSectionID("PCED")
     static let treeBoxes = FenceSectionID("RTBX"), treeRefs = FenceSectionID("RTRF"), treeLevels = FenceSectionID("RTLV")
     static let cellStarts = FenceSectionID("CDST"), cellBoxes = FenceSectionID("CDBX"), cellSlots = FenceSectionID("CDSL")
     static let largeBoxes = FenceSectionID("CDLB"), largeSlots = FenceSectionID("CDLS")
+    static let cellOccupancy = FenceSectionID("CDOC")
 }
 
 /// The scalars of a set, stored as the META section: 16 little-endian 64-bit words.

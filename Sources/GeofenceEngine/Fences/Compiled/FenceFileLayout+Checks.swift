@@ -13,12 +13,14 @@ extension FenceFileLayout {
         let (idTable, storageIndex) = (self.idTable, self.storageIndex)
         let (partStarts, ringStarts, vertexStarts, vertices) = (self.partStarts, self.ringStarts, self.vertexStarts, self.vertices)
         let (chunkRanges, chunkBounds, slotChunks) = (self.chunkRanges, self.chunkBounds, self.slotChunks)
+        let (records, polygonCells, polygonCellEdges) = (self.records, self.polygonCells, self.polygonCellEdges)
         let (treeBoxes, treeRefs, treeLevels) = (self.treeBoxes, self.treeRefs, self.treeLevels)
         let (cellStarts, cellBoxes, cellSlots, largeBoxes, largeSlots) = (self.cellStarts, self.cellBoxes, self.cellSlots, self.largeBoxes, self.largeSlots)
+        let cellOccupancy = self.cellOccupancy
         let perSlot: [(String, Int)] = [
             ("ATTR", attributes.count), ("LEVL", levels.count), ("RANK", ranks.count), ("DWLS", dwellSeconds.count),
             ("DWLM", dwellMilliseconds.count), ("FIDX", featureIndexes.count), ("CIRC", enclosingCircles.count),
-            ("STIX", storageIndex.count), ("CREC", circleRecords.count), ("LVLB", levelBuffer.count), ("ECSL", slotChunks.count),
+            ("STIX", storageIndex.count), ("LVLB", levelBuffer.count), ("ECSL", slotChunks.count),
         ]
         return [
             Check {
@@ -58,9 +60,13 @@ extension FenceFileLayout {
                 }
                 return nil
             },
+            Check {
+                Self.cells(n: n, records: records, cells: polygonCells, edges: polygonCellEdges, vertexCount: vertices.count / 2)
+            },
             Check { Self.tree(meta: meta, n: n, boxes: treeBoxes, refs: treeRefs, levels: treeLevels) },
             Check {
                 Self.directory(meta: meta, n: n, starts: cellStarts, boxes: cellBoxes, slots: cellSlots, largeBoxes: largeBoxes, largeSlots: largeSlots)
+                    ?? Self.occupancy(meta: meta, starts: cellStarts, occupied: cellOccupancy)
             },
         ]
     }
@@ -71,6 +77,49 @@ extension FenceFileLayout {
         guard offsets[0] == 0, Int(exactly: offsets[count - 1]) == end else { return "section \(name) does not span its data" }
         let p = offsets.pointer
         for i in 1..<Swift.max(1, count) where p[i] < p[i - 1] { return "section \(name) decreases at entry \(i)" }
+        return nil
+    }
+
+    /// The containment records and polygon cells: two records per fence; every grid's numbers
+    /// finite and its cells inside `PCCL`, its listed edges inside `PCED`; every listed edge
+    /// inside the vertices. So a point inside a record's box always lands in its own cells.
+    static func cells(
+        n: Int, records: FrozenBuffer<SIMD4<Double>>, cells: FrozenBuffer<UInt16>, edges: FrozenBuffer<UInt32>, vertexCount: Int
+    ) -> String? {
+        guard records.count == 2 * n else { return "section FREC holds \(records.count) records for \(n) fences" }
+        for p in 0..<n {
+            let low = records[2 * p], high = records[2 * p + 1]
+            guard low.w < 0, high.z.bitPattern != 0 else { continue }  // a circle, or a polygon without cells
+            guard let grid = PolygonGrid(low, high), grid.kx <= 256, grid.ky <= 256,
+                [grid.minX, grid.minY, grid.maxX, grid.maxY, grid.inverseWidth, grid.inverseHeight].allSatisfy(\.isFinite),
+                grid.minX <= grid.maxX, grid.minY <= grid.maxY, grid.inverseWidth > 0, grid.inverseHeight > 0,
+                (grid.maxX - grid.minX) * grid.inverseWidth < Double(grid.kx) + 2,
+                (grid.maxY - grid.minY) * grid.inverseHeight < Double(grid.ky) + 2
+            else { return "section FREC: fence \(p)'s cell grid is out of range" }
+            let cellBase = Int(high.w.bitPattern & 0xFFFF_FFFF), edgeBase = Int(high.w.bitPattern >> 32)
+            let count = grid.kx * grid.ky
+            guard cellBase + count < cells.count else { return "section FREC: fence \(p)'s cells are outside section PCCL" }
+            let end = Int(cells[cellBase + count])
+            guard end <= PolygonCellIndex.maximumListedEdges, edgeBase + end <= edges.count else {
+                return "section FREC: fence \(p)'s edges are outside section PCED"
+            }
+            for c in 0..<count where Int(cells[cellBase + c] & 0x7FFF) > end {
+                return "section PCCL: a cell of fence \(p) lists edges past its end"
+            }
+        }
+        for k in 0..<edges.count where Int(edges[k]) + 1 >= vertexCount {
+            return "section PCED: edge \(k) is outside the vertices"
+        }
+        return nil
+    }
+
+    /// The directory's occupancy bits: one per cell, set exactly for the cells with entries
+    /// (run after ``directory(meta:n:starts:boxes:slots:largeBoxes:largeSlots:)`` passed).
+    static func occupancy(meta: FenceFileMeta, starts: FrozenBuffer<UInt32>, occupied: FrozenBuffer<UInt64>) -> String? {
+        let cells = meta.grid.isEnabled ? meta.grid.columns * meta.grid.rows : 0
+        guard occupied.count == (cells + 63) / 64 else { return "section CDOC holds \(occupied.count) words for \(cells) cells" }
+        let expected = CellDirectory.occupancy(starts: starts.buffer, cells: cells)
+        for w in 0..<expected.count where expected[w] != occupied[w] { return "section CDOC disagrees with CDST at word \(w)" }
         return nil
     }
 

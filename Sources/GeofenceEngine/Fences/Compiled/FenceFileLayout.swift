@@ -15,14 +15,16 @@ struct FenceFileLayout {
     let levels, ranks, featureIndexes, levelBuffer: FrozenBuffer<Int>
     let dwellSeconds: FrozenBuffer<Double>
     let dwellMilliseconds: FrozenBuffer<Int64>
-    let enclosingCircles, circleRecords, chunkBounds: FrozenBuffer<SIMD4<Double>>
+    let enclosingCircles, records, chunkBounds: FrozenBuffer<SIMD4<Double>>
     let storageIndex, treeRefs: FrozenBuffer<Int32>
     let partStarts, ringStarts, vertexStarts, cellStarts: FrozenBuffer<UInt32>
     let vertices: FrozenBuffer<Double>
     let chunkRanges, slotChunks: FrozenBuffer<SIMD2<Int32>>
     let treeBoxes, cellBoxes, largeBoxes: FrozenBuffer<SIMD4<Float>>
     let treeLevels: FrozenBuffer<Int>
-    let cellSlots, largeSlots: FrozenBuffer<UInt64>
+    let cellSlots, largeSlots, cellOccupancy: FrozenBuffer<UInt64>
+    let polygonCells: FrozenBuffer<UInt16>
+    let polygonCellEdges: FrozenBuffer<UInt32>
 
     init(entries: [FenceFileReader.Entry], bytes: UnsafeRawBufferPointer, keeper: AnyObject, name: String) throws(FenceFileError) {
         var byID: [FenceSectionID: FenceFileReader.Entry] = [:]
@@ -58,7 +60,7 @@ struct FenceFileLayout {
         featureIndexes = try view(F.featureIndexes, Int.self); levelBuffer = try view(F.levelBuffer, Int.self)
         dwellSeconds = try view(F.dwellSeconds, Double.self); dwellMilliseconds = try view(F.dwellMilliseconds, Int64.self)
         enclosingCircles = try view(F.enclosingCircles, SIMD4<Double>.self)
-        circleRecords = try view(F.circleRecords, SIMD4<Double>.self)
+        records = try view(F.records, SIMD4<Double>.self)
         chunkBounds = try view(F.chunkBounds, SIMD4<Double>.self)
         storageIndex = try view(F.storageIndex, Int32.self); treeRefs = try view(F.treeRefs, Int32.self)
         partStarts = try view(F.partStarts, UInt32.self); ringStarts = try view(F.ringStarts, UInt32.self)
@@ -69,6 +71,8 @@ struct FenceFileLayout {
         largeBoxes = try view(F.largeBoxes, SIMD4<Float>.self)
         treeLevels = try view(F.treeLevels, Int.self)
         cellSlots = try view(F.cellSlots, UInt64.self); largeSlots = try view(F.largeSlots, UInt64.self)
+        cellOccupancy = try view(F.cellOccupancy, UInt64.self)
+        polygonCells = try view(F.polygonCells, UInt16.self); polygonCellEdges = try view(F.polygonCellEdges, UInt32.self)
     }
 
     /// The storage the set serves from: views of the mapping, nothing copied.
@@ -80,11 +84,12 @@ struct FenceFileLayout {
             attributes: attributes, levels: levels, ranks: ranks, dwellSeconds: dwellSeconds,
             dwellMilliseconds: dwellMilliseconds, featureIndexes: featureIndexes, enclosingCircles: enclosingCircles,
             eventFragments: ByteTable(bytes: fragments, offsets: fragmentOffsets), storageIndex: storageIndex,
-            circleRecords: circleRecords, levelBuffer: levelBuffer, shapes: shapes,
+            polygonCells: PolygonCellIndex(records: records, cells: polygonCells, edges: polygonCellEdges),
+            levelBuffer: levelBuffer, shapes: shapes,
             polygonEdges: PolygonEdgeIndex(vertices: vertices, chunkBounds: chunkBounds, chunkRanges: chunkRanges, slotChunks: slotChunks),
             index: PackedRTree(nodeSize: meta.treeNodeSize, count: meta.treeCount, boxes: treeBoxes, refs: treeRefs, levelEnds: treeLevels),
             directory: CellDirectory(
-                grid: meta.grid, starts: cellStarts, boxes: cellBoxes, slots: cellSlots, largeBoxes: largeBoxes, largeSlots: largeSlots),
+                grid: meta.grid, starts: cellStarts, occupied: cellOccupancy, boxes: cellBoxes, slots: cellSlots, largeBoxes: largeBoxes, largeSlots: largeSlots),
             anyLevelFence: meta.anyLevelFence, largestRadius: meta.largestRadius)
     }
 }

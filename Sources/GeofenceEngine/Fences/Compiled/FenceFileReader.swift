@@ -61,7 +61,7 @@ enum FenceFileReader {
                 offset: Int(truncatingIfNeeded: word64(at + 8)), byteCount: Int(truncatingIfNeeded: word64(at + 16)),
                 digest: word64(at + 24))
             guard entry.offset == end, entry.byteCount >= 0, entry.byteCount <= bytes.count - end,
-                [1, 4, 8, 16, 32].contains(entry.elementSize), entry.byteCount % entry.elementSize == 0
+                FenceFileFormat.elementSizes.contains(entry.elementSize), entry.byteCount % entry.elementSize == 0
             else { throw fail("damaged: section \(k) (\(entry.id)) is not where the layout puts it") }
             end += FenceFileFormat.padded(entry.byteCount)
             entries.append(entry)

@@ -22,13 +22,14 @@ enum FenceFileWriter {
             s(F.dwellSeconds, set.storage.dwellSeconds), s(F.dwellMilliseconds, set.storage.dwellMilliseconds),
             s(F.featureIndexes, set.storage.featureIndexes), s(F.enclosingCircles, set.storage.enclosingCircles),
             s(F.fragments, set.storage.eventFragments.bytes), s(F.fragmentOffsets, set.storage.eventFragments.offsets),
-            s(F.storageIndex, set.storage.storageIndex), s(F.circleRecords, set.storage.circleRecords), s(F.levelBuffer, set.storage.levelBuffer),
+            s(F.storageIndex, set.storage.storageIndex), s(F.records, set.storage.polygonCells.records), s(F.levelBuffer, set.storage.levelBuffer),
             s(F.partStarts, set.storage.shapes.partStarts), s(F.ringStarts, set.storage.shapes.ringStarts),
             s(F.vertexStarts, set.storage.shapes.vertexStarts), s(F.vertices, set.storage.shapes.vertices),
             s(F.chunkBounds, set.storage.polygonEdges.chunkBounds), s(F.chunkRanges, set.storage.polygonEdges.chunkRanges),
             s(F.slotChunks, set.storage.polygonEdges.slotChunks),
+            s(F.polygonCells, set.storage.polygonCells.cells), s(F.polygonCellEdges, set.storage.polygonCells.edges),
             s(F.treeBoxes, set.storage.index.boxes), s(F.treeRefs, set.storage.index.refs), s(F.treeLevels, set.storage.index.levelEnds),
-            s(F.cellStarts, set.storage.directory.starts), s(F.cellBoxes, set.storage.directory.boxes), s(F.cellSlots, set.storage.directory.slots),
+            s(F.cellStarts, set.storage.directory.starts), s(F.cellOccupancy, set.storage.directory.occupied), s(F.cellBoxes, set.storage.directory.boxes), s(F.cellSlots, set.storage.directory.slots),
             s(F.largeBoxes, set.storage.directory.largeBoxes), s(F.largeSlots, set.storage.directory.largeSlots),
         ]
     }

@@ -38,16 +38,13 @@ enum FenceSetBuilder {
             { fragments.value = EventLineFormatter.fenceFragments(ids: g.ids, circles: g.circles, levels: g.levels, properties: g.properties) },
             { idTable.value = FenceIDTable(ids: g.ids) },
         ])
-        let circleRecords = FrozenBuffer<SIMD4<Double>>(count: n) { out in
-            for (k, slot) in order.enumerated() {
-                out.initializeElement(at: k, to: circleRecord(g.attributes[slot], g.circles[slot]))
-            }
-        }
+        let circleRecords = order.map { circleRecord(g.attributes[$0], g.circles[$0]) }
         let levelBuffer = FrozenBuffer<Int>(count: n) { out in
             for (k, slot) in order.enumerated() { out.initializeElement(at: k, to: g.levels[slot]) }
         }
         let shapes = FenceShapeScatter.scatter(&chunks, order: order, sizes: g.shapeSizes, recordSlots: g.recordSlots, threads: threads)
         let polygonEdges = PolygonEdgeIndex(shapes: shapes, count: n, threads: threads)
+        let polygonCells = PolygonCellIndex(shapes: shapes, circleRecords: circleRecords)
         var largest = 0.0
         for slot in 0..<n { largest = Swift.max(largest, g.circles[slot].z) }
         var anyLevel = false
@@ -56,7 +53,7 @@ enum FenceSetBuilder {
             ids: g.ids, idTable: idTable.value!, properties: g.properties, libraries: g.libraries,
             attributes: g.attributes, levels: g.levels, ranks: g.ranks, dwellSeconds: g.dwellSeconds,
             dwellMilliseconds: g.dwellMilliseconds, featureIndexes: g.featureIndexes, enclosingCircles: g.circles,
-            eventFragments: fragments.value!, storageIndex: FrozenBuffer(position), circleRecords: circleRecords,
+            eventFragments: fragments.value!, storageIndex: FrozenBuffer(position), polygonCells: polygonCells,
             levelBuffer: levelBuffer, shapes: shapes, polygonEdges: polygonEdges, index: tree.value!, directory: directory.value!,
             anyLevelFence: anyLevel, largestRadius: largest)
     }

@@ -18,7 +18,7 @@ struct FenceStorage: Sendable {
     var eventFragments: ByteTable
     // By storage position (Hilbert order).
     var storageIndex: FrozenBuffer<Int32>
-    var circleRecords: FrozenBuffer<SIMD4<Double>>
+    var polygonCells: PolygonCellIndex
     var levelBuffer: FrozenBuffer<Int>
     var shapes: FenceShapes
     var polygonEdges: PolygonEdgeIndex

@@ -1,0 +1,157 @@
+import GeofenceGEOS
+import GeofenceGeometry
+
+/// What `geofence contains` counted: rows read = answered + rejected, always.
+package struct ContainsSummary: Sendable, Equatable {
+    package var read = 0
+    package var answered = 0
+    package var blankLines = 0
+    package var rejectedByReason: [String: Int] = [:]
+
+    package init() {}
+
+    package var rejected: Int { rejectedByReason.values.reduce(0, +) }
+
+    /// The one-line summary for standard error.
+    package func line(file: String) -> String {
+        let reasons = rejectedByReason.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+        var text = "\(file): \(read) row(s) read, \(answered) answered, \(rejected) rejected"
+        if !reasons.isEmpty { text += " (\(reasons))" }
+        if blankLines > 0 { text += "; \(blankLines) blank line(s) skipped" }
+        return text
+    }
+}
+
+/// `geofence contains` on every core: each row of a fix CSV answered with the ids of the fences
+/// that contain it, one NDJSON line per data row, in input order whatever the thread count.
+///
+/// The file is read in blocks of whole lines (mapped when it is a regular file). Each block
+/// is cut into one slice per thread; every slice is parsed (the one-pass row parser, the full
+/// parser behind it for anything unusual) and answered through the batch query by its
+/// worker's own evaluator, then, once the slices' row and line counts are known, written as
+/// lines into the slice's own buffer; the buffers are handed to `write` in file order. So the
+/// output is byte for byte the one-thread output.
+package enum ContainsRun {
+    /// Answers every row of `path` and hands the output to `write` in order.
+    ///
+    /// - Parameter blockSize: bytes of the file per block (whole lines; a longer line makes
+    ///   its block longer).
+    /// - Parameter maximumLineBytes: a longer line is a row rejected with reason `lineLength`
+    ///   (never held in memory); a longer header line is an error.
+    /// - Throws: ``FixFileError`` for an unreadable or empty file or a bad header,
+    ///   ``ThreadStartError`` when a thread cannot start, ``GEOSError`` when GEOS fails, and
+    ///   whatever `write` throws.
+    /// - Complexity: O(file size + answers), on `threads` threads; memory: two blocks of the
+    ///   file and their output.
+    package static func run(
+        fenceSet: FenceSet, fixes path: String, threads: Int, blockSize: Int = 8 << 20,
+        maximumLineBytes: Int = LineBlockReader.defaultMaximumLineBytes,
+        write: ([UInt8]) throws -> Void
+    ) throws -> ContainsSummary {
+        let reader: LineBlockReader
+        do {
+            reader = try LineBlockReader(path: path, blockSize: blockSize, maximumLineBytes: maximumLineBytes)
+        } catch {
+            throw FixFileError(path: path, reason: error.reason)
+        }
+        func next() throws(FixFileError) -> LineBlockReader.Chunk? {
+            do { return try reader.nextChunk() } catch { throw FixFileError(path: path, reason: error.reason) }
+        }
+        let firstBlock: UnsafeRawBufferPointer
+        switch try next() {
+        case .lines(let block) where block.count > 0:
+            firstBlock = block
+        case .overlongLine(let bytes):
+            throw FixFileError(path: path, reason: FixFileReader.longHeader(bytes, maximum: maximumLineBytes))
+        default:
+            throw FixFileError(path: path, reason: "empty file (expected a header line naming at least device_id,timestamp,lat,lon)")
+        }
+        let bytes = firstBlock.bindMemory(to: UInt8.self)
+        let headerEnd = Platform.firstLineBreak(in: bytes.baseAddress!, from: 0, to: bytes.count)
+        if headerEnd > maximumLineBytes {
+            throw FixFileError(path: path, reason: FixFileReader.longHeader(headerEnd, maximum: maximumLineBytes))
+        }
+        let header: FixCSVHeader
+        do {
+            header = try FixCSVHeader(line: UnsafeRawBufferPointer(rebasing: firstBlock[0..<headerEnd]))
+        } catch {
+            throw FixFileError(path: path, reason: "line 1: \(error.reason)")
+        }
+        let pool = try WorkerPool(threads: threads)
+        let evaluators = try EvaluatorBox((0..<pool.threads).map { _ throws(GEOSError) in try ContainmentEvaluator(fenceSet: fenceSet) })
+        let ids = quotedIDs(fenceSet)
+        var slices: [ContainsSlice] = []
+        var summary = ContainsSummary()
+        var line = 2, row = 1
+        var chunk: LineBlockReader.Chunk? =
+            headerEnd + 1 < firstBlock.count ? .lines(UnsafeRawBufferPointer(rebasing: firstBlock[(headerEnd + 1)...])) : try next()
+        while let current = chunk {
+            guard case .lines(let block) = current else {
+                // A line over the cap, never held: one rejected row.
+                guard case .overlongLine(let length) = current else { break }
+                var out: [UInt8] = []
+                out.append(contentsOf: "{\"row\":\(row),\"error\":".utf8)
+                JSONWriter.writeString(
+                    "lineLength: line \(line): \(length) bytes or more, longer than the maximum of \(maximumLineBytes)", to: &out)
+                out.append(contentsOf: "}\n".utf8)
+                try write(out)
+                summary.read += 1
+                summary.rejectedByReason["lineLength", default: 0] += 1
+                row += 1
+                line += 1
+                chunk = try next()
+                continue
+            }
+            let p = block.baseAddress!.assumingMemoryBound(to: UInt8.self)
+            let bounds = FixFileReader.sliceBounds(p, count: block.count, parts: block.count < 1 << 16 ? 1 : pool.threads)
+            while slices.count < bounds.count { slices.append(ContainsSlice()) }
+            let work = SliceBox(slices), base = SendablePointer(p)
+            let failures = DisjointSlots<GEOSError?>(repeating: nil, count: bounds.count)
+            // Parse and answer.
+            pool.run(count: bounds.count) { k, worker in
+                do throws(GEOSError) {
+                    try work.slices[k].parseAndAnswer(
+                        base.pointer, bounds[k].0, bounds[k].1, header: header, evaluator: evaluators.evaluators[worker])
+                } catch { failures[k] = error }
+            }
+            if let failure = failures.storage.lazy.compactMap({ $0 }).first { throw failure }
+            // Rows and lines are numbered across slices; then each slice writes its lines.
+            var firstRows: [Int] = [], firstLines: [Int] = []
+            for k in 0..<bounds.count {
+                firstRows.append(row)
+                firstLines.append(line)
+                row += slices[k].rows.count
+                line += slices[k].lineCount
+                slices[k].tally(into: &summary)
+            }
+            let (rowStarts, lineStarts) = (firstRows, firstLines)
+            pool.run(count: bounds.count) { k, _ in
+                work.slices[k].format(firstRow: rowStarts[k], firstLine: lineStarts[k], ids: ids)
+            }
+            for k in 0..<bounds.count { try write(slices[k].output) }
+            chunk = try next()
+        }
+        return summary
+    }
+
+    /// Every fence's id as a JSON string, quotes included, by slot.
+    static func quotedIDs(_ set: FenceSet) -> ByteTable {
+        var table = ByteTableBuilder()
+        for slot in 0..<set.count {
+            table.appendWriting { JSONWriter.writeString(bytes: set.idBytes(at: slot), to: &$0) }
+        }
+        return table.frozen()
+    }
+}
+
+/// Per-worker evaluators, handed to the worker threads (worker w only uses its own).
+final class EvaluatorBox: @unchecked Sendable {
+    let evaluators: [ContainmentEvaluator]
+    init(_ evaluators: [ContainmentEvaluator]) { self.evaluators = evaluators }
+}
+
+/// The slices of one block, handed to the worker threads (each slice to one worker at a time).
+final class SliceBox: @unchecked Sendable {
+    let slices: [ContainsSlice]
+    init(_ slices: [ContainsSlice]) { self.slices = slices }
+}

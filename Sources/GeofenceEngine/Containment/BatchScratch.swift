@@ -1,0 +1,107 @@
+/// The memory a batch containment query works in, owned by one ``ContainmentEvaluator`` and
+/// reused by each of its queries (grown, never shrunk), so a warm batch allocates nothing.
+final class BatchScratch {
+    /// Fixes per block: their cell lookups are issued together, then their box checks, then
+    /// their exact tests.
+    static let blockSize = 16
+
+    /// Candidate keys of one block (room for `blockSize` × the most candidates of a point),
+    /// what the exact step decided for each (0 outside, 1 inside, 2 crossed cell with base
+    /// parity even, 6 odd, 3 for the edge runs), and a crossed cell's listed edges (from | to << 32).
+    let keys: UnsafeMutablePointer<UInt64>
+    let verdicts: UnsafeMutablePointer<UInt8>
+    let lists: UnsafeMutablePointer<UInt64>
+    /// For each fix of a block: its cell's first entry and end (``CellDirectory/View/entries(latitude:longitude:)``),
+    /// then where its keys end in `keys`.
+    let first: UnsafeMutablePointer<Int>
+    let end: UnsafeMutablePointer<Int>
+    let keyEnds: UnsafeMutablePointer<Int>
+    /// The fixes of a block whose cell has entries (indexes into the batch).
+    let active: UnsafeMutablePointer<Int>
+
+    // The tile-order pass (grown to the largest batch seen).
+    private(set) var capacity = 0
+    /// Each fix's tile.
+    private(set) var tileOf: UnsafeMutablePointer<UInt32>
+    /// Where each tile's fixes start (grown to the most tiles seen).
+    private(set) var tileStarts: UnsafeMutablePointer<Int>
+    private(set) var tileCapacity = 0
+    /// The fixes moved tile by tile, and their input indexes.
+    private(set) var latitudes: UnsafeMutablePointer<Double>
+    private(set) var longitudes: UnsafeMutablePointer<Double>
+    private(set) var levels: UnsafeMutablePointer<Int>
+    private(set) var indexes: UnsafeMutablePointer<Int32>
+    /// The pairs found, `fix << 32 | slot`, and the radix sort's other half for them.
+    private(set) var pairs: UnsafeMutablePointer<UInt64>
+    private(set) var pairSpare: UnsafeMutablePointer<UInt64>
+    private(set) var pairCapacity = 0
+
+    init(maximumCandidates: Int) {
+        let b = Self.blockSize
+        keys = .allocate(capacity: b * Swift.max(1, maximumCandidates))
+        verdicts = .allocate(capacity: b * Swift.max(1, maximumCandidates))
+        lists = .allocate(capacity: b * Swift.max(1, maximumCandidates))
+        first = .allocate(capacity: b)
+        end = .allocate(capacity: b)
+        keyEnds = .allocate(capacity: b)
+        active = .allocate(capacity: b)
+        tileOf = .allocate(capacity: 1)
+        tileStarts = .allocate(capacity: 1)
+        latitudes = .allocate(capacity: 1)
+        longitudes = .allocate(capacity: 1)
+        levels = .allocate(capacity: 1)
+        indexes = .allocate(capacity: 1)
+        pairs = .allocate(capacity: 1)
+        pairSpare = .allocate(capacity: 1)
+    }
+
+    deinit {
+        for p in [first, end, keyEnds, active] { p.deallocate() }
+        keys.deallocate(); verdicts.deallocate(); lists.deallocate()
+        pairs.deallocate(); pairSpare.deallocate(); tileStarts.deallocate()
+        releaseSortMemory()
+    }
+
+    /// Makes room for a cell-order pass over `n` fixes.
+    func reserve(_ n: Int) {
+        guard n > capacity else { return }
+        releaseSortMemory()
+        capacity = n
+        tileOf = .allocate(capacity: n)
+        latitudes = .allocate(capacity: n)
+        longitudes = .allocate(capacity: n)
+        levels = .allocate(capacity: n)
+        indexes = .allocate(capacity: n)
+    }
+
+    /// Makes room for `count` pairs, keeping the first `kept`.
+    @inline(__always)
+    func reservePairs(_ count: Int, keeping kept: Int) {
+        guard count > pairCapacity else { return }
+        let capacity = Swift.max(count, 2 * pairCapacity, 1 << 12)
+        let grown = UnsafeMutablePointer<UInt64>.allocate(capacity: capacity)
+        grown.initialize(from: pairs, count: kept)
+        pairs.deallocate()
+        pairSpare.deallocate()
+        pairs = grown
+        pairSpare = .allocate(capacity: capacity)
+        pairCapacity = capacity
+    }
+
+    private func releaseSortMemory() {
+        tileOf.deallocate()
+        latitudes.deallocate(); longitudes.deallocate(); levels.deallocate()
+        indexes.deallocate()
+    }
+
+    /// Makes room for the starts of `tiles` tiles (and one past the last).
+    func reserveTiles(_ tiles: Int) {
+        guard tiles + 1 > tileCapacity else { return }
+        tileStarts.deallocate()
+        tileCapacity = tiles + 1
+        tileStarts = .allocate(capacity: tileCapacity)
+    }
+
+    /// Swaps the pairs' two buffers.
+    func swapPairBuffers() { swap(&pairs, &pairSpare) }
+}

@@ -1,0 +1,62 @@
+/// The (fix, fence) pairs of a batch containment query, in input order: fix indexes
+/// ascending, and the fences of one fix by slot ascending (ascending id).
+///
+/// The caller owns it and passes it to every query: the arrays keep their capacity between
+/// queries, so a warm batch allocates nothing.
+public struct ContainmentPairs: Sendable {
+    /// For pair k, the index of the fix in the query's input.
+    public internal(set) var fixes: [Int32] = []
+    /// For pair k, the slot of a fence containing that fix.
+    public internal(set) var slots: [Int32] = []
+
+    public init() {}
+
+    /// Number of pairs.
+    public var count: Int { fixes.count }
+
+    /// Pair `k`.
+    public subscript(k: Int) -> (fix: Int, slot: Int) { (Int(fixes[k]), Int(slots[k])) }
+
+    /// Empties both arrays, keeping their capacity.
+    public mutating func removeAll() {
+        fixes.removeAll(keepingCapacity: true)
+        slots.removeAll(keepingCapacity: true)
+    }
+
+    /// Adds a pair.
+    @inline(__always)
+    mutating func append(fix: Int32, slot: Int32) {
+        fixes.append(fix)
+        slots.append(slot)
+    }
+
+    /// Replaces the pairs with `count` packed ones (`fix << 32 | slot`), keeping capacity.
+    mutating func fill(from packed: UnsafePointer<UInt64>, count: Int) {
+        removeAll()
+        guard count > 0 else { return }
+        fixes.append(contentsOf: repeatElement(0, count: count))
+        slots.append(contentsOf: repeatElement(0, count: count))
+        fixes.withUnsafeMutableBufferPointer { f in
+            slots.withUnsafeMutableBufferPointer { s in
+                for k in 0..<count {
+                    f[k] = Int32(truncatingIfNeeded: packed[k] >> 32)
+                    s[k] = Int32(truncatingIfNeeded: packed[k])
+                }
+            }
+        }
+    }
+}
+
+/// The order in which a batch containment query visits its fixes (the answer is the same).
+public enum ContainmentOrder: Sendable, Hashable {
+    /// Tile order when the fences' hot data outgrows the caches
+    /// (``ContainmentEvaluator/sortingThreshold``) and the batch is large enough to gain from it;
+    /// input order otherwise.
+    case automatic
+    /// Input order, in blocks whose cell lookups are issued together.
+    case input
+    /// Grouped by tiles of the grid whose fences fit a core's cache, in input order within a
+    /// tile, so a tile's fences stay in cache while its fixes are tested; the pairs are put
+    /// back in input order.
+    case tiles
+}

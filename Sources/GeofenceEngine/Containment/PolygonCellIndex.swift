@@ -1,0 +1,193 @@
+// Memory layout (every polygon fence's cell grid, flat, by storage position)
+// --------------------------------------------------------------------------
+// * `records[2p]`, `records[2p + 1]`: the containment record of the fence at storage position
+//   p, two SIMD4<Double> (one 64-byte line):
+//     circle:  (latitude rad, longitude rad, cos latitude, sin²(r / 2R) ≥ 0), (0, 0, 0, 0)
+//     polygon: (minLon, minLat, kx / width, -(ky / height)), (maxLon, maxLat, kx | ky << 32, cellBase | edgeBase << 32)
+//              (the last two as bit patterns; the negative fourth number marks a polygon);
+//              kx = 0 for a polygon without a grid (the run test of ``PolygonEdgeIndex`` answers).
+// * The polygon's box is cut into kx × ky cells; cell (cx, cy) is `cells[cellBase + cy * kx + cx]`,
+//   and `cells[cellBase + kx * ky]` closes the list. A cell is a UInt16: bit 15 the parity of
+//   the crossings every point of the cell has east of the cell (its *base*), bits 0–14 where its
+//   edges start in `edges[edgeBase ...]`, relative; they end where the next cell's start.
+// * `edges[k]`: the first vertex of an edge (index into the set's vertex array; the edge runs
+//   from vertex i to vertex i + 1 of the same ring).
+// Memory: 64 bytes per fence, 2 bytes per cell (about 256 per polygon), 4 bytes per listed edge.
+
+/// Every polygon fence's box cut into a grid of cells, each cell classified the way S2's
+/// `S2ShapeIndex` classifies its cells: a point in a cell the boundary does not reach is
+/// answered by the cell alone (inside or outside); a point in a cell the boundary crosses tests
+/// only the few edges listed for that cell.
+///
+/// The classification uses no geometry that rounding could get wrong. A point's cell comes
+/// from `column(x) = min(kx − 1, Int((x − minLon) · kx / width))` and its row likewise, the very
+/// functions the build applies to the vertices; both only ever grow with their argument, so a
+/// vertex in a column left of the point's has a smaller longitude than the point, one in a
+/// higher row a larger latitude, and so on. From that alone:
+/// - an edge whose vertices are all in columns left of the point's cannot cross the ray east
+///   of the point, nor hold the point;
+/// - an edge whose vertices are all right of it, and which reaches from a row below the point's
+///   to a row above it, crosses the ray once for every point of the cell;
+/// - a chain of consecutive edges reaching the point's row, all of whose vertices are right of
+///   the cell, crosses every horizontal line of that row the same number of times modulo 2
+///   (its two ends lie outside the row).
+/// Those are folded into the cell's base parity. The remaining edges go through the certified
+/// crossing step of ``PolygonEdgeIndex`` (``PolygonEdgeIndex/crossing(_:x:y:)``): the answer is
+/// the exact one, or `undecided` and GEOS decides, exactly as with the run test. A point on a
+/// cell's border belongs to one cell by those same functions, so it needs no special case.
+struct PolygonCellIndex: Sendable {
+    /// Cells a polygon's grid aims for: the share of its box in cells the boundary crosses
+    /// falls as 4 / √cells; polygons with many edges get more (see ``cellTarget(edges:)``).
+    static let baseCells = 256
+    static let maximumCells = 4096
+    /// Largest relative edge offset a cell can hold (15 bits).
+    static let maximumListedEdges = 0x7FFF
+
+    /// Two per storage position (see the layout above).
+    let records: FrozenBuffer<SIMD4<Double>>
+    let cells: FrozenBuffer<UInt16>
+    let edges: FrozenBuffer<UInt32>
+
+    init(records: FrozenBuffer<SIMD4<Double>>, cells: FrozenBuffer<UInt16>, edges: FrozenBuffer<UInt32>) {
+        self.records = records
+        self.cells = cells
+        self.edges = edges
+    }
+
+    /// The cells a polygon of `edges` edges gets before the listed-edge limit is applied.
+    static func cellTarget(edges: Int) -> Int { Swift.min(maximumCells, Swift.max(baseCells, 2 * edges)) }
+
+    /// The index as plain pointers (valid while `self` and the vertex buffer live).
+    func view(vertices: UnsafePointer<Double>) -> View {
+        View(records: records.pointer, cells: cells.pointer, edges: edges.pointer, vertices: vertices)
+    }
+
+    /// Bytes held.
+    var memoryBytes: Int { records.count * 32 + cells.count * 2 + edges.count * 4 }
+
+    /// The test over raw pointers: no reference counting per query.
+    struct View {
+        let records: UnsafePointer<SIMD4<Double>>
+        let cells: UnsafePointer<UInt16>
+        let edges: UnsafePointer<UInt32>
+        let vertices: UnsafePointer<Double>
+
+        /// Exact location of (longitude x, latitude y) in the gridded polygon whose record is
+        /// `(low, high)`, or `undecided` when GEOS must settle it. Requires `kx > 0`.
+        ///
+        /// - Complexity: O(1) for a point outside the box or in a cell the boundary does not
+        ///   reach; O(e) for the e edges listed in a crossed cell.
+        @inline(__always)
+        func test(_ low: SIMD4<Double>, _ high: SIMD4<Double>, x: Double, y: Double) -> PolygonTestResult {
+            edges(cell(low, high, x: x, y: y), x: x, y: y)
+        }
+
+        /// The first half of ``test(_:_:x:y:)``: the point's cell, its base parity and the range of
+        /// its listed edges (empty when the cell alone answers: the parity is then the answer).
+        /// A batch locates all its candidates' cells first, so their cache misses overlap.
+        @inline(__always)
+        func cell(_ low: SIMD4<Double>, _ high: SIMD4<Double>, x: Double, y: Double) -> CellHit {
+            // Outside the box (or not a number): outside every ring.
+            guard x >= low.x, y >= low.y, x <= high.x, y <= high.y else { return CellHit(from: 0, to: 0, odd: false) }
+            let dimensions = high.z.bitPattern, bases = high.w.bitPattern
+            let kx = Int(truncatingIfNeeded: dimensions & 0xFFFF_FFFF), ky = Int(truncatingIfNeeded: dimensions >> 32)
+            let cx = Swift.min(kx &- 1, Int((x - low.x) * low.z))
+            let cy = Swift.min(ky &- 1, Int((y - low.y) * -low.w))
+            let cell = Int(truncatingIfNeeded: bases & 0xFFFF_FFFF) &+ cy &* kx &+ cx
+            let entry = cells[cell]
+            let listBase = Int(truncatingIfNeeded: bases >> 32)
+            return CellHit(
+                from: listBase &+ Int(entry & 0x7FFF), to: listBase &+ Int(cells[cell &+ 1] & 0x7FFF), odd: entry & 0x8000 != 0)
+        }
+
+        /// The second half of ``test(_:_:x:y:)``: the listed edges of the point's cell.
+        @inline(__always)
+        func edges(_ hit: CellHit, x: Double, y: Double) -> PolygonTestResult {
+            var odd = hit.odd
+            var k = hit.from
+            while k < hit.to {
+                switch PolygonEdgeIndex.crossing(vertices + 2 &* Int(edges[k]), x: x, y: y) {
+                case .none: break
+                case .east: odd.toggle()
+                case .boundary: return .inside
+                case .undecided: return .undecided
+                }
+                k &+= 1
+            }
+            return odd ? .inside : .outside
+        }
+    }
+
+    /// A point's cell: its listed edges `edges[from ..< to]` and the parity of the crossings
+    /// east of the cell.
+    struct CellHit {
+        var from: Int
+        var to: Int
+        var odd: Bool
+    }
+}
+
+/// A polygon's grid numbers, as the record stores them and the build computes cells with.
+struct PolygonGrid {
+    var minX, minY, maxX, maxY: Double
+    var inverseWidth, inverseHeight: Double
+    var kx, ky: Int
+
+    /// The column of longitude `x` (for `x` ≥ `minX`): never decreasing in `x`.
+    @inline(__always) func column(_ x: Double) -> Int { Swift.min(kx - 1, Int((x - minX) * inverseWidth)) }
+    /// The row of latitude `y` (for `y` ≥ `minY`): never decreasing in `y`.
+    @inline(__always) func row(_ y: Double) -> Int { Swift.min(ky - 1, Int((y - minY) * inverseHeight)) }
+
+    /// The smallest latitude in row `r`, exactly; `minY` for row 0 (the build clips edges to
+    /// the rows with these).
+    ///
+    /// A binary search over the doubles: walking one unit in the last place at a time from the
+    /// computed border never ends when the border is near 0 (the units there are subnormal; a
+    /// grid from −1 to 1 took about 2⁶² steps).
+    func rowStart(_ r: Int) -> Double { r > 0 ? Self.smallest(from: minY, to: maxY) { row($0) >= r } : minY }
+
+    /// The smallest longitude in column `c`, exactly; `minX` for column 0.
+    func columnStart(_ c: Int) -> Double { c > 0 ? Self.smallest(from: minX, to: maxX) { column($0) >= c } : minX }
+
+    /// The smallest double in `(low, high]` where `reached` holds, given that it fails at `low`,
+    /// holds at `high` and never turns false again as its argument grows: a binary search over
+    /// the doubles in order (their bit patterns, for the finite ones of one sign, are in order).
+    /// - Complexity: at most 64 calls of `reached`.
+    static func smallest(from low: Double, to high: Double, _ reached: (Double) -> Bool) -> Double {
+        // Order-preserving integers for all finite doubles.
+        func key(_ d: Double) -> Int64 { d.sign == .minus ? -Int64(bitPattern: d.magnitude.bitPattern) : Int64(bitPattern: d.bitPattern) }
+        func value(_ k: Int64) -> Double { k < 0 ? -Double(bitPattern: UInt64(-k)) : Double(bitPattern: UInt64(k)) }
+        var lo = key(low), hi = key(high)  // reached(value(lo)) false, reached(value(hi)) true
+        // The distance can exceed Int64 (−180 to 180); as UInt64 it cannot.
+        while UInt64(bitPattern: hi &- lo) > 1 {
+            let mid = lo &+ Int64(bitPattern: UInt64(bitPattern: hi &- lo) / 2)
+            if reached(value(mid)) { hi = mid } else { lo = mid }
+        }
+        return value(hi)
+    }
+
+    /// The record's two halves with the grid's bases.
+    func record(cellBase: Int, edgeBase: Int) -> (SIMD4<Double>, SIMD4<Double>) {
+        (SIMD4(minX, minY, inverseWidth, -inverseHeight),
+         SIMD4(maxX, maxY, Double(bitPattern: UInt64(kx) | UInt64(ky) << 32),
+               Double(bitPattern: UInt64(cellBase) | UInt64(edgeBase) << 32)))
+    }
+
+    /// The grid a record describes, or nil for a circle or a polygon without one.
+    init?(_ low: SIMD4<Double>, _ high: SIMD4<Double>) {
+        guard low.w < 0 else { return nil }
+        let dimensions = high.z.bitPattern
+        kx = Int(truncatingIfNeeded: dimensions & 0xFFFF_FFFF)
+        ky = Int(truncatingIfNeeded: dimensions >> 32)
+        guard kx > 0 else { return nil }
+        minX = low.x; minY = low.y; maxX = high.x; maxY = high.y
+        inverseWidth = low.z; inverseHeight = -low.w
+    }
+
+    init(minX: Double, minY: Double, maxX: Double, maxY: Double, kx: Int, ky: Int) {
+        self.minX = minX; self.minY = minY; self.maxX = maxX; self.maxY = maxY
+        self.kx = kx; self.ky = ky
+        inverseWidth = Double(kx) / (maxX - minX)
+        inverseHeight = Double(ky) / (maxY - minY)
+    }
+}

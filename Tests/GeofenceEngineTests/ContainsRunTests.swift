@@ -1,0 +1,106 @@
+import Foundation
+import GeofenceTestSupport
+import Testing
+@testable import GeofenceEngine
+
+/// `geofence contains` on several threads and blocks (``ContainsRun``) against its slow twin:
+/// the file read line by line, each row through the full parser and one per-fix query.
+@Suite("Contains run")
+struct ContainsRunTests {
+    /// A fix CSV with every kind of row: plain, ISO-8601 and quoted (the full parser), CRLF,
+    /// blank lines, bad numbers, out-of-range coordinates, levels.
+    static func csv(_ rng: inout SplitMix64, fences: [Fence], rows: Int) -> String {
+        var text = "device_id,timestamp,lat,lon,level\n"
+        let world = RandomWorld.city
+        var worldRng = SeededGenerator(seed: rng.next())
+        let points = world.queryPoints(count: rows, fences: fences, &worldRng)
+        for (k, p) in points.enumerated() {
+            let level = rng.chance(0.3) ? "\(rng.int(0...2))" : ""
+            switch rng.int(0...19) {
+            case 0: text += "\n"
+            case 1: text += "d\(k),\(1_700_000_000_000 + k),\(p.latitude),\(p.longitude),\(level)\r\n"
+            case 2: text += "\"d,\(k)\",2023-11-14T22:13:20Z,\(p.latitude),\(p.longitude),\(level)\n"
+            case 3: text += "d\(k),\(k),not-a-number,\(p.longitude),\n"
+            case 4: text += "d\(k),\(k),\(p.latitude + 200),\(p.longitude),\n"
+            case 5: text += "d\(k),\(k),\(p.latitude)\n"
+            default: text += "d\(k),\(1_700_000_000_000 + k),\(p.latitude),\(p.longitude),\(level)\n"
+            }
+        }
+        return text
+    }
+
+    /// The twin: line by line, the full parser, one query per row.
+    static func expected(_ text: String, set: FenceSet) throws -> (String, ContainsSummary) {
+        let evaluator = try ContainmentEvaluator(fenceSet: set)
+        // Split the bytes (a String splits "\r\n" as one character).
+        var lines = Array(text.utf8).split(separator: 0x0A, omittingEmptySubsequences: false).map { Array($0) }
+        if lines.last?.isEmpty == true { lines.removeLast() }
+        let header = try lines[0].withUnsafeBytes { try FixCSVHeader(line: $0) }
+        var out = "", summary = ContainsSummary(), row = FixCSVRow(), slots: [Int32] = []
+        for (index, line) in lines.enumerated().dropFirst() {
+            if line.isEmpty || line == [0x0D] { summary.blankLines += 1; continue }
+            summary.read += 1
+            let failure = line.withUnsafeBufferPointer { row.parse($0.baseAddress!, 0, line.count, header: header) }
+            if let failure {
+                summary.rejectedByReason["parse", default: 0] += 1
+                out += #"{"row":\#(summary.read),"error":\#(JSONWriter.quoted("parse: line \(index + 1): \(failure.reason)"))}"# + "\n"
+            } else if let reason = Coordinate(latitude: row.latitude, longitude: row.longitude).invalidReason {
+                summary.rejectedByReason["coordinate", default: 0] += 1
+                out += #"{"row":\#(summary.read),"error":\#(JSONWriter.quoted("coordinate: line \(index + 1): \(reason)"))}"# + "\n"
+            } else {
+                summary.answered += 1
+                try evaluator.containing(
+                    latitude: row.latitude, longitude: row.longitude, level: row.level == Int.min ? nil : row.level, into: &slots)
+                let ids = slots.map { JSONWriter.quoted(set.id(at: Int($0))) }.joined(separator: ",")
+                out += #"{"row":\#(summary.read),"geofenceIds":[\#(ids)]}"# + "\n"
+            }
+        }
+        return (out, summary)
+    }
+
+    @Test("any thread count and block size give the twin's output and counts", arguments: [1, 2] as [UInt64])
+    func equalsTwin(seed: UInt64) throws {
+        for seed in testSeeds(1, base: seed) {
+            var rng = SplitMix64(seed: seed)
+            var worldRng = SeededGenerator(seed: seed)
+            let fences = RandomWorld.city.fences(count: 200, &worldRng)
+            let set = try FenceSet(fences)
+            let text = Self.csv(&rng, fences: fences, rows: 6_000)
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("geofence-contains-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let path = folder.appendingPathComponent("fixes.csv").path
+            try text.write(toFile: path, atomically: true, encoding: .utf8)
+            let (expected, counts) = try Self.expected(text, set: set)
+            #expect(counts.rejected > 0 && counts.blankLines > 0, "seed \(seed): the file has rejections and blank lines")
+            for threads in [1, 2, 3] {
+                for blockSize in [4_096, 100_000, 8 << 20] {
+                    var output: [UInt8] = []
+                    let summary = try ContainsRun.run(fenceSet: set, fixes: path, threads: threads, blockSize: blockSize) {
+                        output += $0
+                    }
+                    #expect(String(decoding: output, as: UTF8.self) == expected, "seed \(seed) threads \(threads) block \(blockSize)")
+                    #expect(summary == counts, "seed \(seed) threads \(threads) block \(blockSize)")
+                }
+            }
+        }
+    }
+
+    @Test("an empty file and a bad header are errors naming the file")
+    func badFiles() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("geofence-contains-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let set = try FenceSet([])
+        for (content, words) in [("", "empty file"), ("a,b\n1,2\n", "line 1:")] {
+            let path = folder.appendingPathComponent("f.csv").path
+            try content.write(toFile: path, atomically: true, encoding: .utf8)
+            #expect(throws: FixFileError.self) { try ContainsRun.run(fenceSet: set, fixes: path, threads: 2) { _ in } }
+            do {
+                _ = try ContainsRun.run(fenceSet: set, fixes: path, threads: 2) { _ in }
+            } catch let error as FixFileError {
+                #expect(error.path == path && error.reason.contains(words), "\(error)")
+            }
+        }
+    }
+}
