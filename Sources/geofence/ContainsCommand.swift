@@ -7,13 +7,13 @@ struct ContainsCommand: ParsableCommand {
         commandName: "contains",
         abstract: "For each fix of a CSV file, list the fences that contain it (NDJSON, input order).",
         discussion: """
-            Fixes: CSV with a header naming at least device_id,timestamp,lat,lon (optional
-            accuracy, level), in any order; timestamp as epoch milliseconds or ISO-8601 with a
-            zone. Output: one line per data row, {"row":N,"geofenceIds":[...]} with ids sorted
-            ascending, or {"row":N,"error":"<reason>"} for a rejected row (N counts data rows
-            from 1; reasons parse, coordinate, lineLength for a line longer than 1 MiB). Blank
-            lines are not rows; the summary on standard error counts them. The rows are
-            answered on --threads threads (the batch containment query); the output is the
+            Fixes: CSV with a header naming at least device_id,timestamp,lat,lon (optional \
+            accuracy, level), in any order; timestamp as epoch milliseconds or ISO-8601 with a \
+            zone. Output: one line per data row, {"row":N,"geofenceIds":[...]} with ids sorted \
+            ascending, or {"row":N,"error":"<reason>"} for a rejected row (N counts data rows \
+            from 1; reasons parse, coordinate, lineLength for a line longer than 1 MiB). Blank \
+            lines are not rows; the summary on standard error counts them. The rows are \
+            answered on --threads threads (the batch containment query); the output is the \
             same, byte for byte, for any thread count.
             """
     )

@@ -30,7 +30,7 @@ struct ArgumentCLITests {
                 (["nearest", "--fences", fences, "--lat=", "5", "--lon", "3", "--count", "1"], "--lat= has no value"),
                 (["nearest", "--fences", fences, "--lat", "5", "--lon", "3", "--count", "-2"], "--count must be at least 1, found -2"),
                 (["plan", "--fences", fences, "--lat", "5", "--lon", "3", "--platform", "ios", "--reserved", "-1"], "--reserved must be >= 0, found -1"),
-                (["plan", "--fences", fences, "--lat", "5", "--lon", "3", "--platform", "ios", "--accuracy=-3"], "--accuracy must be a number of metres >= 0, found -3"),
+                (["plan", "--fences", fences, "--lat", "5", "--lon", "3", "--platform", "ios", "--accuracy=-3"], "--accuracy must be a number of metres >= 0 (inf: anywhere), found -3"),
             ]
             for (arguments, message) in cases {
                 let r = try CLIRunner.run(arguments)

@@ -109,6 +109,15 @@ struct RowRejectionCLITests {
             #expect(contains.status == 0)
             #expect(contains.stdoutLines.count == 6)
             #expect(contains.stdoutLines[1].hasPrefix(#"{"row":2,"error":"lineLength: line 3: 1048591 bytes or more"#), "\(contains.stdoutLines[1])")
+            // Through a pipe the long lines come as skipped chunks, not in a block: the same rows.
+            let piped = dir.appendingPathComponent("contains-piped.ndjson").path
+            let viaPipe = try ResourceLimitCLITests.run(
+                ["contains", "--fences", fences, "--fixes", "/dev/stdin", "--output", piped], timeout: 120, stdin: fixes)
+            #expect(viaPipe.status == 0 && !viaPipe.signalled, "\(viaPipe.stderr)")
+            let pipedLines = try String(contentsOfFile: piped, encoding: .utf8).split(separator: "\n").map(String.init)
+            #expect(pipedLines.count == 6 && pipedLines[1].hasPrefix(#"{"row":2,"error":"lineLength: line 3: "#), "\(pipedLines.first ?? "")")
+            #expect(pipedLines.map { $0.replacingOccurrences(of: #"\d+ bytes or more"#, with: "N", options: .regularExpression) }
+                == contains.stdoutLines.map { $0.replacingOccurrences(of: #"\d+ bytes or more"#, with: "N", options: .regularExpression) })
         }
     }
 }

@@ -111,7 +111,8 @@ package enum ContainsRun {
             pool.run(count: bounds.count) { k, worker in
                 do throws(GEOSError) {
                     try work.slices[k].parseAndAnswer(
-                        base.pointer, bounds[k].0, bounds[k].1, header: header, evaluator: evaluators.evaluators[worker])
+                        base.pointer, bounds[k].0, bounds[k].1, header: header, evaluator: evaluators.evaluators[worker],
+                        maximumLineBytes: maximumLineBytes)
                 } catch { failures[k] = error }
             }
             if let failure = failures.storage.lazy.compactMap({ $0 }).first { throw failure }

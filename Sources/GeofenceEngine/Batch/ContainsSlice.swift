@@ -23,9 +23,11 @@ final class ContainsSlice {
     /// Parses the lines of `p[start ..< end]` (whole lines) and answers the accepted rows.
     ///
     /// The usual row goes through the one-pass parser; anything else (quotes, ISO-8601 times,
-    /// a bad field) through the full parser, which alone writes error messages.
+    /// a bad field) through the full parser, which alone writes error messages. A line longer
+    /// than `maximumLineBytes` is rejected with reason `lineLength`.
     func parseAndAnswer(
-        _ p: UnsafePointer<UInt8>, _ start: Int, _ end: Int, header: FixCSVHeader, evaluator: ContainmentEvaluator
+        _ p: UnsafePointer<UInt8>, _ start: Int, _ end: Int, header: FixCSVHeader, evaluator: ContainmentEvaluator,
+        maximumLineBytes: Int = LineBlockReader.defaultMaximumLineBytes
     ) throws(GEOSError) {
         // Locals, not the stored arrays: a class's array appended to in a loop pays a dynamic
         // exclusivity check per append (measured: a quarter of the command's time).
@@ -34,14 +36,17 @@ final class ContainsSlice {
         var row = FixCSVRow()
         var i = start, lineIndex = 0
         while i < end {
-            if let stop = row.parseSimple(p, i, limit: end, header: header) {
+            if let stop = row.parseSimple(p, i, limit: end, header: header), stop &- i <= maximumLineBytes {
                 parsed.accept(row, line: lineIndex)
                 i = stop &+ 1
             } else {
-                var e = i
-                while e < end && p[e] != 0x0A { e &+= 1 }
+                let e = Platform.firstLineBreak(in: p, from: i, to: end)
                 if e == i || (e == i &+ 1 && p[i] == 0x0D) {
                     parsed.blankLines &+= 1
+                } else if e &- i > maximumLineBytes {
+                    // A mapped file's long line is in its block; the cap holds all the same.
+                    parsed.reject(
+                        line: lineIndex, reason: "lineLength", "\(e &- i) bytes or more, longer than the maximum of \(maximumLineBytes)")
                 } else if let failure = row.parse(p, i, e, header: header) {
                     parsed.reject(line: lineIndex, reason: "parse", failure.reason)
                 } else {
