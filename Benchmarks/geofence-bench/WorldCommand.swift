@@ -52,8 +52,8 @@ struct WorldCommand: ParsableCommand {
             try sequence?.write(lines)
         }
         try collection.write(Array("\n]}\n".utf8))
-        try collection.flush()
-        try sequence?.flush()
+        try collection.commit()
+        try sequence?.commit()
         print("wrote \(features.count * tiles) features to \(output)\(seq.map { " and \($0)" } ?? "")")
     }
 
