@@ -45,12 +45,14 @@ docs: deps
 
 # The example package Examples/Consumer: a package of its own that depends on this one by path,
 # as an app would, and does what the getting-started article shows (its code blocks are the
-# consumer's: scripts/check-article-code.py). Built in Examples/Consumer/.build, run from its
-# folder (it reads its data/); exits 1 when a check fails.
+# consumer's: scripts/check-article-code.py). Run from its folder (it reads its data/); exits 1
+# when a check fails. Built in .build-consumer, outside Examples/: a build folder there holds
+# checkouts of the dependencies, whose `import Glibc` PortabilityTests would find.
+CONSUMER_BUILD := $(CURDIR)/.build-consumer
 consumer: deps
 	python3 scripts/check-article-code.py
-	cd Examples/Consumer && $(SWIFT) build
-	cd Examples/Consumer && .build/debug/Consumer
+	$(SWIFT) build --package-path Examples/Consumer --scratch-path $(CONSUMER_BUILD)
+	cd Examples/Consumer && $(CONSUMER_BUILD)/debug/Consumer
 
 # libFuzzer targets (Fuzz/README.md), each run for FUZZ_SECONDS seconds from the committed
 # seeds (Fuzz/corpus/<target>) and its working corpus (.build-fuzz/corpus/<target>, not in
@@ -108,4 +110,4 @@ spark-bench: dist
 	bash integrations/spark/bench.sh dist/geofence
 
 clean:
-	rm -rf .build .build-dist .build-fuzz .build-tsan .build-asan dist out docs-site Examples/Consumer/.build
+	rm -rf .build .build-dist .build-fuzz .build-tsan .build-asan dist out docs-site .build-consumer

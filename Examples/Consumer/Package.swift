@@ -3,7 +3,7 @@ import PackageDescription
 
 // A package that uses geofence-engine as a library, the way an app would, through what the
 // documentation shows (Sources/GeofenceEngine/GeofenceEngine.docc). `make consumer` builds
-// and runs it; it exits non-zero when any of its checks fails.
+// (in .build-consumer at the root) and runs it; it exits non-zero when a check fails.
 let package = Package(
     name: "Consumer",
     platforms: [.macOS(.v15)],
