@@ -11,17 +11,22 @@ import GeofenceEngine
 /// restore, a plan after a fence update, and a batch run, each answer checked.
 func walkThrough(folder: URL, checks: inout Checks) throws {
     // MARK: Fences
-    let fences = try FenceSet.load(path: "data/fences.geojson")   // GeoJSON or a compiled fence file
+    // GeoJSON (a FeatureCollection or GeoJSONSeq) or a compiled fence file
+    let fences = try FenceSet.load(path: "data/fences.geojson")
 
     // Checks
     checks.expect(fences.count == 4, "4 fences loaded, found \(fences.count)")
 
     // MARK: Containment
     let evaluator = try ContainmentEvaluator(fenceSet: fences)
-    let atHome = try evaluator.containingIDs(latitude: 40.7500, longitude: -73.9800, level: nil)
-    let inPark = try evaluator.containingIDs(latitude: 40.7705, longitude: -73.9710, level: nil)
-    let inHole = try evaluator.containingIDs(latitude: 40.7720, longitude: -73.9710, level: nil)
-    // atHome == ["home"], inPark == ["park"], inHole == [] (a hole is outside its polygon)
+    let atHome = try evaluator.containingIDs(
+        latitude: 40.75, longitude: -73.98, level: nil)
+    let inPark = try evaluator.containingIDs(
+        latitude: 40.7705, longitude: -73.971, level: nil)
+    let inHole = try evaluator.containingIDs(
+        latitude: 40.772, longitude: -73.971, level: nil)
+    // atHome == ["home"], inPark == ["park"]
+    // inHole == []: a hole is outside its polygon
 
     // Checks
     checks.expect(atHome == ["home"], "containment at home: \(atHome)")
@@ -29,11 +34,11 @@ func walkThrough(folder: URL, checks: inout Checks) throws {
     checks.expect(inHole.isEmpty, "containment in the park's hole: \(inHole)")
 
     // MARK: Nearest
-    let nearest = try evaluator.nearestIDs(latitude: 40.7500, longitude: -73.9800, count: 2)  // API: let nearest = try evaluator.nearest(latitude: 40.7500, longitude: -73.9800, count: 2)
+    let nearest = try evaluator.nearestIDs(latitude: 40.75, longitude: -73.98, count: 2)  // API: let nearest = try evaluator.nearest(latitude: 40.75, longitude: -73.98, count: 2)
     for fence in nearest {
         print(fence.geofenceId, fence.distance)   // API: print(fence.geofenceID, fence.distance)
     }
-    // home 0.0 (inside), then office about 1,300 m away (from the fix to the fence's edge)
+    // home 0.0 (inside), then office about 1,300 m (from the fix to its edge)
 
     // Checks
     checks.expect(nearest.map { $0.geofenceId } == ["home", "office"], "nearest ids: \(nearest)")  // API: checks.expect(nearest.map(\.geofenceID) == ["home", "office"], "nearest ids: \(nearest)")
@@ -42,17 +47,20 @@ func walkThrough(folder: URL, checks: inout Checks) throws {
 
     // MARK: Monitor
     let configuration = TrackerConfiguration(ignorePeriod: 30, dwell: 60)
-    let monitor = try GeofenceMonitor(fenceSet: fences, configuration: configuration)
+    let monitor = try GeofenceMonitor(
+        fenceSet: fences, configuration: configuration)
     let start = Timestamp(milliseconds: 1_700_000_000_000)
     func fix(_ seconds: Double, _ latitude: Double, _ longitude: Double) -> Fix {
-        Fix(timestamp: start.adding(seconds: seconds), latitude: latitude, longitude: longitude, accuracy: 10)
+        Fix(timestamp: start.adding(seconds: seconds),
+            latitude: latitude, longitude: longitude, accuracy: 10)
     }
     var events: [GeofenceEvent] = []
-    events += try monitor.update(fix(0, 40.7480, -73.9800))    // 220 m south of home: no event
-    events += try monitor.update(fix(10, 40.7500, -73.9800))   // entrance at 10 s
-    events += try monitor.update(fix(80, 40.7501, -73.9801))   // dwell, due at 10 + 60 = 70 s
+    events += try monitor.update(fix(0, 40.748, -73.98))     // 220 m south: nothing
+    events += try monitor.update(fix(10, 40.75, -73.98))     // entrance at 10 s
+    events += try monitor.update(fix(80, 40.7501, -73.9801)) // dwell, due at 70 s
     for event in events {
-        print(event.type.name, event.fenceID, event.timestamp.seconds(since: start))   // API: print(event.type.name, event.geofenceID, event.timestamp.seconds(since: start))
+        let seconds = event.timestamp.seconds(since: start)
+        print(event.type.name, event.fenceID, seconds)   // API: print(event.type.name, event.geofenceID, seconds)
     }
     // entrance home 10.0, dwell home 70.0
 
@@ -64,13 +72,15 @@ func walkThrough(folder: URL, checks: inout Checks) throws {
 
     // MARK: Snapshot
     let path = folder.appendingPathComponent("device.snapshot").path
-    try SnapshotStore.write(monitor.snapshot(), to: path)   // atomic: the old file or the new one
+    try SnapshotStore.write(monitor.snapshot(), to: path)   // atomic
 
-    // Later, in another process: the same fences and configuration, then the snapshot.
+    // Later, maybe in another process: the same fences and configuration,
+    // then the snapshot.
     let snapshot = try SnapshotStore.read(DeviceSnapshot.self, from: path)
     let context = try TrackerContext(fenceSet: fences, configuration: configuration)
-    let restored = try GeofenceMonitor(tracker: DeviceTracker(restoring: snapshot, context: context))
-    let leaving = try restored.update(fix(200, 40.7600, -73.9800))   // exit home at 200 s
+    let tracker = try DeviceTracker(restoring: snapshot, context: context)
+    let restored = try GeofenceMonitor(tracker: tracker)
+    let leaving = try restored.update(fix(200, 40.76, -73.98))   // exit at 200 s
 
     // Checks
     let original = try monitor.update(fix(200, 40.7600, -73.9800))
@@ -78,17 +88,21 @@ func walkThrough(folder: URL, checks: inout Checks) throws {
     checks.expect(leaving == original, "the restored monitor answers as the original: \(leaving) vs \(original)")
 
     // MARK: Plan after a fence update
-    // The OS monitors these four regions; the app then downloads fences without "gym".
+    // The OS monitors these four regions; then the app downloads
+    // fences without "gym".
     let registered = ["gym", "home", "office", "park"]
     let updated = try FenceSet(fences.fences.filter { $0.id != "gym" })
     let planner = try RegistrationPlanner(
-        budget: .ios, reservedSlots: 2, hysteresisFraction: RegistrationPlanner.recommendedHysteresisFraction)
+        budget: .ios, reservedSlots: 2,
+        hysteresisFraction: RegistrationPlanner.recommendedHysteresisFraction)
     let plan = try planner.plan(
-        latitude: 40.7500, longitude: -73.9800, accuracy: 10,
+        latitude: 40.75, longitude: -73.98, accuracy: 10,
         registered: registered, evaluator: ContainmentEvaluator(fenceSet: updated))
-    // plan.remove == ["gym"], plan.add == []: stop monitoring plan.remove, start plan.add.
+    // plan.remove == ["gym"], plan.add == []: stop monitoring plan.remove,
+    // start monitoring plan.add.
     // plan.monitor: every region to monitor (polygons as their enclosing circle).
-    // plan.refreshRegion: plan again when the device leaves it (nil: every fence is monitored).
+    // plan.refreshRegion: plan again when the device leaves it
+    // (nil: every fence is monitored).
 
     // Checks
     checks.expect(plan.remove == ["gym"], "plan.remove after the update: \(plan.remove)")
@@ -98,11 +112,13 @@ func walkThrough(folder: URL, checks: inout Checks) throws {
 
     // MARK: Batch
     let output = folder.appendingPathComponent("events.ndjson").path
-    let summary = try BatchEvaluator(fenceSet: fences, options: BatchOptions(configuration: configuration, threads: 2))
+    let options = BatchOptions(configuration: configuration, threads: 2)
+    let summary = try BatchEvaluator(fenceSet: fences, options: options)
         .run(fixes: "data/fixes.csv", output: OutputSink(path: output))
-    print(summary.line)   // rows read, processed, rejected by reason, events by type, time
+    print(summary.line)   // rows read, processed, rejected (by reason), events
     let entrances = summary.eventsByType[Int(GeofenceEvent.EventType.entrance.rawValue)]   // API: let entrances = summary.eventsByType[.entrance, default: 0]
-    // 2 entrances: phone-a at home, phone-b in the park; the row at latitude 91 is rejected
+    // 2 entrances: phone-a at home, phone-b in the park;
+    // the row at latitude 91 is rejected
 
     // Checks
     let lines = try String(contentsOfFile: output, encoding: .utf8).split(separator: "\n")
