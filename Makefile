@@ -3,7 +3,7 @@
 SWIFT ?= swift
 RELEASE := .build/release
 
-.PHONY: deps build run test bench fuzz sanitize dist spark-test spark-bench clean
+.PHONY: deps build run test docs consumer bench fuzz sanitize dist spark-test spark-bench clean
 
 deps:
 	@bash scripts/ensure-deps.sh
@@ -27,6 +27,32 @@ test: deps
 	left=$$(ls -A $$tmp | grep -v -e '^TemporaryDirectory\.' -e '\.lock$$'); rm -rf $$tmp; \
 	if [ -n "$$left" ]; then echo "make test: the tests left files in the temporary folder:"; echo "$$left"; exit 1; fi; \
 	exit $$status
+
+# The documentation: the DocC catalog Sources/GeofenceEngine/GeofenceEngine.docc and the doc
+# comments, as a static site in docs-site/ (entry page docs-site/documentation/geofenceengine/
+# index.html; its links start at the site's root, so serve the folder:
+# `python3 -m http.server --directory docs-site 8000`). A warning in the catalog fails the target.
+DOCS_LOG := .build/docs.log
+docs: deps
+	@mkdir -p .build; echo "building the documentation (log: $(DOCS_LOG))"; \
+	$(SWIFT) package --allow-writing-to-directory docs-site generate-documentation --target GeofenceEngine \
+		--output-path docs-site --transform-for-static-hosting > $(DOCS_LOG) 2>&1 \
+		|| { cat $(DOCS_LOG); echo "make docs: failed"; exit 1; }; \
+	echo "$$(grep -c '^warning' $(DOCS_LOG)) documentation warnings in all (in $(DOCS_LOG))"; \
+	if grep -A1 '^warning' $(DOCS_LOG) | grep -B1 -E -- '--> [^ ]*\.md:'; then \
+		echo "make docs: warnings in Sources/GeofenceEngine/GeofenceEngine.docc (above)"; exit 1; fi; \
+	echo "Documentation: docs-site/documentation/geofenceengine/index.html"
+
+# The example package Examples/Consumer: a package of its own that depends on this one by path,
+# as an app would, and does what the getting-started article shows (its code blocks are the
+# consumer's: scripts/check-article-code.py). Run from its folder (it reads its data/); exits 1
+# when a check fails. Built in .build-consumer, outside Examples/: a build folder there holds
+# checkouts of the dependencies, whose `import Glibc` PortabilityTests would find.
+CONSUMER_BUILD := $(CURDIR)/.build-consumer
+consumer: deps
+	python3 scripts/check-article-code.py
+	$(SWIFT) build --package-path Examples/Consumer --scratch-path $(CONSUMER_BUILD)
+	cd Examples/Consumer && $(CONSUMER_BUILD)/debug/Consumer
 
 # libFuzzer targets (Fuzz/README.md), each run for FUZZ_SECONDS seconds from the committed
 # seeds (Fuzz/corpus/<target>) and its working corpus (.build-fuzz/corpus/<target>, not in
@@ -84,4 +110,4 @@ spark-bench: dist
 	bash integrations/spark/bench.sh dist/geofence
 
 clean:
-	rm -rf .build .build-dist .build-fuzz .build-tsan .build-asan dist out
+	rm -rf .build .build-dist .build-fuzz .build-tsan .build-asan dist out docs-site .build-consumer

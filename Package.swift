@@ -23,6 +23,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
         // RealModule: sin, cos, atan2 … on Linux and macOS alike, without importing Glibc.
         .package(url: "https://github.com/apple/swift-numerics", from: "1.0.0"),
+        // `make docs`: the DocC catalog Sources/GeofenceEngine/GeofenceEngine.docc as a static site.
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.4.0"),
     ],
     targets: [
         .systemLibrary(
