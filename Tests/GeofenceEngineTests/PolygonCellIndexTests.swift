@@ -115,6 +115,39 @@ struct PolygonCellIndexTests {
         #expect(grid.rowStart(0) == -1 && grid.columnStart(0) == -1)
     }
 
+    @Test("classifying on several threads gives the one-thread cells, byte for byte", arguments: [4, 5] as [UInt64])
+    func threadsAgree(seed: UInt64) throws {
+        var rng = SplitMix64(seed: seed)
+        // Enough polygons for several ranges of 256 positions, circles among them (their records
+        // stay as they are).
+        var fences: [Fence] = []
+        for k in 0..<700 {
+            let lat = 40.7 + Double(k / 30) * 0.01, lon = -73.9 + Double(k % 30) * 0.01
+            let shape = Self.star(&rng, n: rng.int(3...24), lat: lat, lon: lon, radius: 0.003, hole: k % 7 == 0)
+            fences.append(Fence(id: "p\(k)", shape: shape))
+        }
+        for k in 0..<100 {
+            let center = Coordinate(latitude: 40.65, longitude: -73.9 + Double(k) * 0.003)
+            fences.append(Fence(id: "c\(k)", shape: .circle(center: center, radius: 150)))
+        }
+        let set = try FenceSet(fences)
+        var circleRecords = [SIMD4<Double>](repeating: .zero, count: set.count)
+        for slot in 0..<set.count {
+            circleRecords[Int(set.storage.storageIndex[slot])] =
+                FenceSetBuilder.circleRecord(set.storage.attributes[slot], set.storage.enclosingCircles[slot])
+        }
+        let one = PolygonCellIndex(shapes: set.storage.shapes, circleRecords: circleRecords, threads: 1)
+        for threads in [2, 3, 8] {
+            let many = PolygonCellIndex(shapes: set.storage.shapes, circleRecords: circleRecords, threads: threads)
+            #expect(Array(many.records.bytes) == Array(one.records.bytes), "seed \(seed), \(threads) threads: records differ")
+            #expect(Array(many.cells.bytes) == Array(one.cells.bytes), "seed \(seed), \(threads) threads: cells differ")
+            #expect(Array(many.edges.bytes) == Array(one.edges.bytes), "seed \(seed), \(threads) threads: edges differ")
+        }
+        // The set's own index (built on every core) is the same too.
+        #expect(Array(set.storage.polygonCells.cells.bytes) == Array(one.cells.bytes), "seed \(seed)")
+        #expect(one.cells.count > 700, "seed \(seed): the polygons have cells")
+    }
+
     @Test("most points in a polygon's box are answered by their cell alone")
     func uniformCells() throws {
         var rng = SplitMix64(seed: 8)

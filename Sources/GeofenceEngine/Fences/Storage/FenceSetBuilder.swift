@@ -44,7 +44,7 @@ enum FenceSetBuilder {
         }
         let shapes = FenceShapeScatter.scatter(&chunks, order: order, sizes: g.shapeSizes, recordSlots: g.recordSlots, threads: threads)
         let polygonEdges = PolygonEdgeIndex(shapes: shapes, count: n, threads: threads)
-        let polygonCells = PolygonCellIndex(shapes: shapes, circleRecords: circleRecords)
+        let polygonCells = PolygonCellIndex(shapes: shapes, circleRecords: circleRecords, threads: threads)
         var largest = 0.0
         for slot in 0..<n { largest = Swift.max(largest, g.circles[slot].z) }
         var anyLevel = false
