@@ -70,7 +70,9 @@ struct ShardMergerTests {
         #expect(lines == expected.filter { $0 == 0x0A }.count, "seed \(seed)")
         // Through a file, too (large ranges bypass the sink's buffer).
         let out = dir.appendingPathComponent("out.ndjson").path
-        _ = try ShardMerger.merge(inputs: inputs, output: try OutputSink(path: out))
+        let sink = try OutputSink(path: out)
+        _ = try ShardMerger.merge(inputs: inputs, output: sink)
+        try sink.commit()  // the file appears at commit (the sink writes beside it until then)
         #expect(try FileBytes.read(out) == expected, "seed \(seed)")
     }
 

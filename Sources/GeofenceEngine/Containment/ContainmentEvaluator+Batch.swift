@@ -2,17 +2,17 @@ import GeofenceGEOS
 
 /// The answers of a batch containment query, in the input's order: the fences of point `i`
 /// are `slots[offsets[i] ..< offsets[i + 1]]`, ascending.
-public struct ContainmentAnswers: Sendable {
-    public var offsets: [Int32] = [0]
-    public var slots: [Int32] = []
+package struct ContainmentAnswers: Sendable {
+    package var offsets: [Int32] = [0]
+    package var slots: [Int32] = []
 
-    public init() {}
+    package init() {}
 
     /// Number of points answered.
-    public var count: Int { offsets.count - 1 }
+    package var count: Int { offsets.count - 1 }
 
     /// The slots containing point `i`, ascending.
-    public subscript(i: Int) -> ArraySlice<Int32> { slots[Int(offsets[i])..<Int(offsets[i + 1])] }
+    package subscript(i: Int) -> ArraySlice<Int32> { slots[Int(offsets[i])..<Int(offsets[i + 1])] }
 }
 
 extension ContainmentEvaluator {
@@ -26,7 +26,7 @@ extension ContainmentEvaluator {
     /// by default the points are sorted only when the fences' hot data is larger than
     /// ``sortingThreshold`` (below it the data stays in cache and the sort costs more than it saves).
     /// - Complexity: O(n) for the sort and the scatter, plus the per-point queries.
-    public func containing(
+    package func containing(
         coordinates: UnsafeBufferPointer<Double>, level: Int? = nil, options: ContainmentOptions = ContainmentOptions(),
         sortByCell: Bool? = nil, into answers: inout ContainmentAnswers
     ) throws(GEOSError) {
@@ -84,7 +84,7 @@ extension ContainmentEvaluator {
 
     /// Bytes of hot fence data (directory, circle records, polygon edges) above which sorting
     /// the points pays: measured 1.7× faster at 100k fences (about 40 MB), slower at 10k (4 MB).
-    public static let sortingThreshold = 16 << 20
+    package static let sortingThreshold = 16 << 20
 
     /// A point in the sort: `cell << 32 | input index`, and its coordinates.
     struct SortedPoint {
