@@ -140,7 +140,7 @@ struct IndexBenchCommand: ParsableCommand {
         let start = RTreeBench.now()
         while done < queries.count && (done < 100 || RTreeBench.now() - start < seconds) {
             let q = queries[done]
-            sink += try e.nearest(latitude: q.latitude, longitude: q.longitude, count: 10).last?.distance ?? 0
+            sink += try e.nearestSlots(latitude: q.latitude, longitude: q.longitude, count: 10).last?.distance ?? 0
             done += 1
         }
         let treeRate = Double(done) / (RTreeBench.now() - start)
@@ -149,7 +149,7 @@ struct IndexBenchCommand: ParsableCommand {
         while bruteDone < queries.count && (bruteDone < 3 || RTreeBench.now() - bruteStart < seconds) {
             let q = queries[bruteDone]
             let scan = try e.nearestByScan(latitude: q.latitude, longitude: q.longitude, count: 10)
-            let tree = try e.nearest(latitude: q.latitude, longitude: q.longitude, count: 10)
+            let tree = try e.nearestSlots(latitude: q.latitude, longitude: q.longitude, count: 10)
             guard scan == tree else { throw ValidationError("nearest: tree and scan disagree at \(q)") }
             bruteDone += 1
         }

@@ -1,5 +1,6 @@
 internal import CGEOS
 internal import CGEOSShim
+import GeofenceGeometry
 
 /// One GEOS context: the handle every GEOS call on this thread goes through, plus the last
 /// error message GEOS reported on it.

@@ -18,7 +18,7 @@ public struct BoundingBox: Hashable, Sendable, CustomStringConvertible {
 
     /// The box around flat `[lon, lat, lon, lat, …]` positions (empty for none), grown one
     /// position at a time in order.
-    public init(positions: UnsafeBufferPointer<Double>) {
+    package init(positions: UnsafeBufferPointer<Double>) {
         var box = BoundingBox.empty
         var i = 0
         while i + 1 < positions.count {
@@ -80,7 +80,7 @@ public struct BoundingBox: Hashable, Sendable, CustomStringConvertible {
     ///
     /// This is how a MultiPolygon split at ±180 (RFC 7946 §3.1.9) keeps two small boxes
     /// instead of one box around the world.
-    public static func covering(_ parts: [BoundingBox]) -> [BoundingBox] {
+    package static func covering(_ parts: [BoundingBox]) -> [BoundingBox] {
         let all = parts.reduce(BoundingBox.empty) { $0.union($1) }
         if all.isEmpty || all.maxLongitude - all.minLongitude <= 180 { return [all] }
         var east = BoundingBox.empty, west = BoundingBox.empty

@@ -7,7 +7,7 @@ extension BoundingBox {
     /// in its box, so no fence is nearer than its box. The result is lowered by 1 mm so
     /// rounding can never make it exceed a true distance.
     /// - Complexity: O(1).
-    public func distance(to point: Coordinate) -> Double {
+    package func distance(to point: Coordinate) -> Double {
         if isEmpty { return .infinity }
         let lat = point.latitude, lon = point.longitude
         if lon >= minLongitude && lon <= maxLongitude {

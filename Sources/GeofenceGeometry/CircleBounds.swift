@@ -1,16 +1,16 @@
 import RealModule
 /// Bounding boxes of a spherical cap (a circle fence, or any disc of a radius in metres).
-public enum CircleBounds {
+package enum CircleBounds {
     /// Slack added on every side, in degrees (about 0.1 mm), so that rounding in the box
     /// maths can never cut off a point the exact distance test accepts.
-    public static let slack: Double = 1e-9
+    package static let slack: Double = 1e-9
 
     /// One or two non-wrapping boxes that together hold every point within `radius` metres
     /// of `center`.
     ///
     /// A cap over a pole spans all longitudes; a cap that crosses ±180° is split in two.
     /// - Complexity: O(1).
-    public static func boxes(center: Coordinate, radius: Double) -> [BoundingBox] {
+    package static func boxes(center: Coordinate, radius: Double) -> [BoundingBox] {
         let angular = radius / Sphere.radius  // radians
         let dLat = angular * Sphere.radiansToDegrees
         let minLat = center.latitude - dLat - slack

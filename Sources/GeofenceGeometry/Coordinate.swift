@@ -22,14 +22,8 @@ public struct Coordinate: Hashable, Sendable, CustomStringConvertible {
             && longitude >= -180 && longitude <= 180
     }
 
-    /// Why the coordinate is not valid, or nil when it is.
-    public var invalidReason: String? {
-        if !latitude.isFinite { return "latitude \(latitude) is not a finite number" }
-        if !longitude.isFinite { return "longitude \(longitude) is not a finite number" }
-        if latitude < -90 || latitude > 90 { return "latitude \(latitude) is outside [-90, 90]" }
-        if longitude < -180 || longitude > 180 { return "longitude \(longitude) is outside [-180, 180]" }
-        return nil
-    }
+    /// Why the coordinate is not valid, or nil when it is (``CoordinateError``'s description).
+    public var invalidReason: String? { CoordinateError(self)?.description }
 
     public var description: String { "(\(latitude), \(longitude))" }
 }

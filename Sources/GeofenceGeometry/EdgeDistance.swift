@@ -6,16 +6,16 @@
 /// Edges longer than ``maximumPieceLength`` are cut into pieces first, so the projection's
 /// bend of a lon/lat straight line never matters: the answer is within a few centimetres
 /// of the true minimum for fences up to 10 km across (tested against dense sampling).
-public enum EdgeDistance {
+package enum EdgeDistance {
     /// Longest piece (metres, projected) in which one edge is treated as straight.
-    public static let maximumPieceLength: Double = 500
+    package static let maximumPieceLength: Double = 500
 
     /// Smallest great-circle distance in metres from `point` to any edge of the closed
     /// rings in `ring`, a flat array `[lon0, lat0, lon1, lat1, …]` whose last position
     /// repeats the first.
     ///
     /// - Complexity: O(v) for v vertices.
-    public static func distance(
+    package static func distance(
         from point: Coordinate, projection: LocalProjection, ring: UnsafeBufferPointer<Double>
     ) -> Double {
         let count = ring.count / 2

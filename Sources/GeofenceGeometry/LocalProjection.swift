@@ -5,14 +5,14 @@ import RealModule
 /// distorted by well under 0.1 % within 50 km of the centre. It has no seam at the
 /// antimeridian and works at the poles, which is why the minimum enclosing circle of a
 /// polygon and the distance from a fix to a polygon edge are both computed in it.
-public struct LocalProjection: Sendable {
-    public let center: Coordinate
+package struct LocalProjection: Sendable {
+    package let center: Coordinate
     @usableFromInline let lat0: Double
     @usableFromInline let lon0: Double
     @usableFromInline let sinLat0: Double
     @usableFromInline let cosLat0: Double
 
-    public init(center: Coordinate) {
+    package init(center: Coordinate) {
         self.center = center
         lat0 = center.latitude * Sphere.degreesToRadians
         lon0 = center.longitude * Sphere.degreesToRadians
@@ -24,7 +24,7 @@ public struct LocalProjection: Sendable {
     ///
     /// - Complexity: O(1).
     @inlinable
-    public func project(latitude: Double, longitude: Double) -> (x: Double, y: Double) {
+    package func project(latitude: Double, longitude: Double) -> (x: Double, y: Double) {
         let lat = latitude * Sphere.degreesToRadians
         return project(sinLatitude: Double.sin(lat), cosLatitude: Double.cos(lat), longitude: longitude)
     }
@@ -32,7 +32,7 @@ public struct LocalProjection: Sendable {
     /// ``project(latitude:longitude:)`` with the sine and cosine of the latitude (in radians,
     /// `latitude × degreesToRadians`) already at hand.
     @inlinable
-    public func project(sinLatitude sinLat: Double, cosLatitude cosLat: Double, longitude: Double) -> (x: Double, y: Double) {
+    package func project(sinLatitude sinLat: Double, cosLatitude cosLat: Double, longitude: Double) -> (x: Double, y: Double) {
         let dLon = longitude * Sphere.degreesToRadians - lon0
         let cosDLon = Double.cos(dLon)
         let cosC = Swift.max(-1, Swift.min(1, sinLat0 * sinLat + cosLat0 * cosLat * cosDLon))
@@ -45,7 +45,7 @@ public struct LocalProjection: Sendable {
     }
 
     /// The coordinate projected to (x, y); longitude wrapped into [-180, 180].
-    public func unproject(x: Double, y: Double) -> Coordinate {
+    package func unproject(x: Double, y: Double) -> Coordinate {
         let rho = (x * x + y * y).squareRoot()
         if rho < 1e-9 { return center }
         let c = rho / Sphere.radius

@@ -5,20 +5,20 @@ import RealModule
 /// ``capThreshold(radius:)``, which is `distance <= radius` without the `asin`; every
 /// containment path in the package (index, scan, benchmark baselines) uses these two
 /// functions, so they agree to the bit.
-public enum Sphere {
+package enum Sphere {
     /// Mean Earth radius in metres (R1 of IUGG), the sphere every distance uses.
-    public static let radius: Double = 6_371_008.8
+    package static let radius: Double = 6_371_008.8
     /// Degrees to radians, computed as the C peers do (`M_PI / 180`).
-    public static let degreesToRadians: Double = Double.pi / 180.0
+    package static let degreesToRadians: Double = Double.pi / 180.0
     /// Radians to degrees.
-    public static let radiansToDegrees: Double = 180.0 / Double.pi
+    package static let radiansToDegrees: Double = 180.0 / Double.pi
 
     /// The haversine term `a = hav(d / R)` between two points given in radians, with the
     /// cosine of the first latitude precomputed.
     ///
     /// - Complexity: O(1), two `sin` calls.
     @inlinable
-    public static func haversineTerm(
+    package static func haversineTerm(
         latitude1 lat1: Double, longitude1 lon1: Double, cosLatitude1 cos1: Double,
         latitude2 lat2: Double, longitude2 lon2: Double, cosLatitude2 cos2: Double
     ) -> Double {
@@ -37,7 +37,7 @@ public enum Sphere {
     /// nanometre per kilometre of radius of the cap's edge take the two `sin` calls.
     /// - Complexity: O(1).
     @inlinable @inline(__always)
-    public static func haversineTermIsAtMost(
+    package static func haversineTermIsAtMost(
         _ threshold: Double, latitude1 lat1: Double, longitude1 lon1: Double, cosLatitude1 cos1: Double,
         latitude2 lat2: Double, longitude2 lon2: Double, cosLatitude2 cos2: Double
     ) -> Bool {
@@ -58,7 +58,7 @@ public enum Sphere {
 
     /// The haversine term between two coordinates.
     @inlinable
-    public static func haversineTerm(_ a: Coordinate, _ b: Coordinate) -> Double {
+    package static func haversineTerm(_ a: Coordinate, _ b: Coordinate) -> Double {
         let lat1 = a.latitude * degreesToRadians, lat2 = b.latitude * degreesToRadians
         return haversineTerm(
             latitude1: lat1, longitude1: a.longitude * degreesToRadians, cosLatitude1: Double.cos(lat1),
@@ -68,7 +68,7 @@ public enum Sphere {
     /// `sin²(r / 2R)`: a point is within `radius` metres of a centre exactly when the
     /// haversine term between them is at most this value.
     @inlinable
-    public static func capThreshold(radius: Double) -> Double {
+    package static func capThreshold(radius: Double) -> Double {
         let s = Double.sin(radius / (2 * Self.radius))
         return s * s
     }
@@ -78,19 +78,19 @@ public enum Sphere {
     ///
     /// - Complexity: O(1).
     @inlinable
-    public static func distance(_ a: Coordinate, _ b: Coordinate) -> Double {
+    package static func distance(_ a: Coordinate, _ b: Coordinate) -> Double {
         distance(haversineTerm: haversineTerm(a, b))
     }
 
     /// Converts a haversine term into metres.
     @inlinable
-    public static func distance(haversineTerm a: Double) -> Double {
+    package static func distance(haversineTerm a: Double) -> Double {
         2 * Self.radius * Double.asin(Swift.min(1, a.squareRoot()))
     }
 
     /// The point reached from `start` after `distance` metres on initial bearing
     /// `bearing` (radians clockwise from north). Longitude is wrapped into [-180, 180].
-    public static func destination(from start: Coordinate, distance: Double, bearing: Double) -> Coordinate {
+    package static func destination(from start: Coordinate, distance: Double, bearing: Double) -> Coordinate {
         let delta = distance / Self.radius
         let lat1 = start.latitude * degreesToRadians, lon1 = start.longitude * degreesToRadians
         let sinLat2 = Double.sin(lat1) * Double.cos(delta) + Double.cos(lat1) * Double.sin(delta) * Double.cos(bearing)
@@ -103,7 +103,7 @@ public enum Sphere {
 
     /// `longitude` moved into [-180, 180) by whole turns (180 stays 180).
     @inlinable
-    public static func wrapLongitude(_ longitude: Double) -> Double {
+    package static func wrapLongitude(_ longitude: Double) -> Double {
         if longitude >= -180 && longitude <= 180 { return longitude }
         var l = (longitude + 180).truncatingRemainder(dividingBy: 360)
         if l < 0 { l += 360 }

@@ -32,8 +32,8 @@ enum ArgumentCheck {
     /// The command-line option of a ``TrackerConfiguration`` property, for messages.
     static let optionOfSetting: [String: String] = [
         "ignorePeriod": "--ignore-period", "dwell": "--dwell", "presenceInterval": "--presence-interval",
-        "stopSeconds": "--stop-seconds", "membershipTTL": "--ttl", "enterTolerance": "--enter-tolerance",
-        "exitTolerance": "--exit-tolerance", "maxAccuracy": "--max-accuracy", "stopRadius": "--stop-radius",
+        "stopSeconds": "--stop-seconds", "membershipTTL": "--ttl", "enterToleranceFraction": "--enter-tolerance",
+        "exitToleranceFraction": "--exit-tolerance", "maxAccuracy": "--max-accuracy", "stopRadius": "--stop-radius",
     ]
 
     /// A configuration error in the words of the command line: the setting's name replaced

@@ -117,7 +117,7 @@ struct EvaluateCommand: ParsableCommand {
 
     func trackerConfiguration() throws(ValidationError) -> TrackerConfiguration {
         TrackerConfiguration(
-            ignorePeriod: ignorePeriod, dwell: dwell, enterTolerance: enterTolerance, exitTolerance: exitTolerance,
+            ignorePeriod: ignorePeriod, dwell: dwell, enterToleranceFraction: enterTolerance, exitToleranceFraction: exitTolerance,
             maxAccuracy: maxAccuracy, accuracyBuffer: accuracyBuffer, presenceInterval: presenceInterval,
             stopSeconds: stopSeconds, stopRadius: stopRadius, membershipTTL: try ArgumentCheck.membershipTTL(ttl),
             levelFences: !noLevelFences, globalFences: !noGlobalFences)

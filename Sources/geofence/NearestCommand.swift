@@ -51,7 +51,7 @@ struct NearestCommand: ParsableCommand {
         let found: [FenceDistance]
         do {
             let evaluator = try ContainmentEvaluator(fenceSet: fenceSet)
-            found = try evaluator.nearest(latitude: lat, longitude: lon, count: count, filter: filter)
+            found = try evaluator.nearestSlots(latitude: lat, longitude: lon, count: count, filter: filter)
         } catch {
             throw CLIError("\(error)")
         }

@@ -7,7 +7,7 @@ import Testing
 struct BatchEvaluatorTests {
     static let configurations: [TrackerConfiguration] = [
         TrackerConfiguration(),
-        TrackerConfiguration(ignorePeriod: 0, dwell: 30, enterTolerance: 0.2, exitTolerance: 0.5, accuracyBuffer: true, presenceInterval: 120),
+        TrackerConfiguration(ignorePeriod: 0, dwell: 30, enterToleranceFraction: 0.2, exitToleranceFraction: 0.5, accuracyBuffer: true, presenceInterval: 120),
         TrackerConfiguration(ignorePeriod: 90, levelFences: false),
     ]
 

@@ -26,7 +26,7 @@ struct NearestTests {
                     let filter = Self.filter(&rng)
                     let k = rng.chance(0.2) ? size + 3 : rng.int(1...12)
                     let scan = try evaluator.nearestByScan(latitude: p.latitude, longitude: p.longitude, count: k, filter: filter)
-                    let tree = try evaluator.nearest(latitude: p.latitude, longitude: p.longitude, count: k, filter: filter)
+                    let tree = try evaluator.nearestSlots(latitude: p.latitude, longitude: p.longitude, count: k, filter: filter)
                     #expect(tree == scan, "seed \(seed) world \(name) size \(size) k \(k) at \(p) filter \(filter)")
                 }
             }
@@ -42,11 +42,11 @@ struct NearestTests {
         ])
         let e = try ContainmentEvaluator(fenceSet: set)
         #expect(try e.nearest(latitude: 10, longitude: 10, count: 0).isEmpty)
-        #expect(try e.nearestIDs(latitude: 10, longitude: 10, count: 5).map(\.geofenceId) == ["a", "c"])
-        #expect(try e.nearestIDs(latitude: 10, longitude: 10, count: 5, filter: NearestFilter(level: 2)).map(\.geofenceId) == ["a", "b", "c"])
-        #expect(try e.nearestIDs(latitude: 10, longitude: 10, count: 5, filter: NearestFilter(library: "x")).map(\.geofenceId) == ["a"])
-        #expect(try e.nearestIDs(latitude: 10, longitude: 10, count: 5, filter: NearestFilter(kind: .polygon)).map(\.geofenceId) == ["c"])
-        let inside = try e.nearestIDs(latitude: 10, longitude: 10, count: 1)
+        #expect(try e.nearest(latitude: 10, longitude: 10, count: 5).map(\.geofenceID) == ["a", "c"])
+        #expect(try e.nearest(latitude: 10, longitude: 10, count: 5, filter: NearestFilter(level: 2)).map(\.geofenceID) == ["a", "b", "c"])
+        #expect(try e.nearest(latitude: 10, longitude: 10, count: 5, filter: NearestFilter(library: "x")).map(\.geofenceID) == ["a"])
+        #expect(try e.nearest(latitude: 10, longitude: 10, count: 5, filter: NearestFilter(kind: .polygon)).map(\.geofenceID) == ["c"])
+        let inside = try e.nearest(latitude: 10, longitude: 10, count: 1)
         #expect(inside.first?.distance == 0)
     }
 

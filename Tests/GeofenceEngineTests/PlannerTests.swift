@@ -169,14 +169,19 @@ struct PlannerTests {
             (91, 1, 0), (-90.5, 1, 0), (1, 180.01, 0), (1, -181, 0), (.infinity, 1, 0), (1, -.infinity, 0), (1, 1, -1),
         ]
         for bad in badFixes {
-            var fromMonitor: TrackerRejection?
+            var fromMonitor: (any Error)?
             do {
                 _ = try monitor.update(Fix(timestamp: Timestamp(milliseconds: 0), latitude: bad.latitude, longitude: bad.longitude, accuracy: bad.accuracy))
-            } catch let rejection as TrackerRejection { fromMonitor = rejection }
-            #expect(fromMonitor != nil, "\(bad)")
-            #expect(throws: fromMonitor!) {
-                try planner.plan(latitude: bad.latitude, longitude: bad.longitude, accuracy: bad.accuracy, registered: [], evaluator: e)
-            }
+            } catch { fromMonitor = error }
+            // A bad position is a CoordinateError, a bad accuracy the tracker's rejection.
+            #expect((fromMonitor is CoordinateError) == (bad.accuracy == 0), "\(bad)")
+            #expect(fromMonitor is CoordinateError || fromMonitor is TrackerRejection, "\(bad)")
+            var fromPlanner: (any Error)?
+            do {
+                _ = try planner.plan(latitude: bad.latitude, longitude: bad.longitude, accuracy: bad.accuracy, registered: [], evaluator: e)
+            } catch { fromPlanner = error }
+            #expect(fromPlanner.map { "\($0)" } == fromMonitor.map { "\($0)" }, "\(bad)")
+            #expect(type(of: fromPlanner!) == type(of: fromMonitor!), "\(bad)")
         }
         // NaN is never equal to itself: check the case.
         for (lat, lon, acc) in [(Double.nan, 1.0, 0.0), (1, .nan, 0), (1, 1, .nan)] {
@@ -184,7 +189,9 @@ struct PlannerTests {
                 _ = try planner.plan(latitude: lat, longitude: lon, accuracy: acc, registered: [], evaluator: e)
                 Issue.record("(\(lat), \(lon)) accuracy \(acc): no error")
             } catch let rejection as TrackerRejection {
-                #expect(rejection.reason == (acc.isNaN ? .accuracy : .coordinate), "\(rejection)")
+                #expect(acc.isNaN && rejection.reason == .accuracy, "\(rejection)")
+            } catch let error as CoordinateError {
+                #expect(!acc.isNaN && error.reason == (lat.isNaN ? .latitudeNotFinite : .longitudeNotFinite), "\(error)")
             }
         }
         // Extreme numbers are errors or work, never overflow.

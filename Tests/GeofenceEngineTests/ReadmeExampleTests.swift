@@ -17,27 +17,30 @@ struct ReadmeExampleTests {
         #expect(try FenceSet.open(path: compiled).id(at: 0) == "home" && FenceSet.load(path: compiled).count == 1)
 
         let evaluator = try ContainmentEvaluator(fenceSet: fences)
-        let ids = try evaluator.containingIDs(latitude: 40.75, longitude: -73.98, level: nil)
-        var slots: [Int32] = []
-        try evaluator.containing(latitude: 40.75, longitude: -73.98, level: nil, into: &slots)
+        let ids = try evaluator.containingIDs(latitude: 40.75, longitude: -73.98)
         let nearest = try evaluator.nearest(latitude: 40.75, longitude: -73.98, count: 10, filter: NearestFilter())
-        #expect(ids == ["home"] && slots == [0] && nearest.map(\.slot) == [0])
+        #expect(ids == ["home"] && nearest == [NearestFence(geofenceID: "home", distance: 0)])
+        #expect(throws: CoordinateError.self) { try evaluator.containingIDs(latitude: 91, longitude: 0) }
 
         let planner = try RegistrationPlanner(budget: .ios, reservedSlots: 2)
         let plan = try planner.plan(latitude: 40.75, longitude: -73.98, accuracy: 15, registered: ["home"], evaluator: evaluator)
         #expect(plan.add.isEmpty && plan.remove.isEmpty)
 
-        let monitor = try GeofenceMonitor(fenceSet: fences, configuration: TrackerConfiguration(ignorePeriod: 30, dwell: 60))
-        let events = try monitor.update(Fix(timestamp: Timestamp(milliseconds: 1_700_000_000_000), latitude: 40.75, longitude: -73.98, accuracy: 12))
-        #expect(events.map(\.type) == [.entrance])
-        let states = monitor.placesReading(at: Timestamp(milliseconds: 1_700_000_000_000))
+        let configuration = TrackerConfiguration(ignorePeriod: .seconds(30), dwell: .seconds(60))
+        #expect(configuration == TrackerConfiguration(ignorePeriod: 30, dwell: 60))
+        let monitor = try GeofenceMonitor(fenceSet: fences, configuration: configuration)
+        let now = Date()
+        let events = try monitor.update(Fix(timestamp: now, latitude: 40.75, longitude: -73.98, accuracy: 12))
+        #expect(events.map(\.type) == [.entrance] && events.map(\.geofenceID) == ["home"])
+        let states = monitor.placesReading(at: now)
         #expect(states.current == "home")
         try SnapshotStore.write(monitor.snapshot(), to: dir.appendingPathComponent("device.snapshot").path)
 
         let csv = dir.appendingPathComponent("fixes.csv").path
         try "device_id,timestamp,lat,lon\nd,0,40.75,-73.98\n".write(toFile: csv, atomically: true, encoding: .utf8)
         let summary = try BatchEvaluator(fenceSet: fences, options: BatchOptions(threads: 8))
-            .run(fixes: csv, output: try OutputSink(path: dir.appendingPathComponent("events.ndjson").path))
+            .run(fixes: csv, output: dir.appendingPathComponent("events.ndjson").path)
         #expect(summary.processed == 1 && summary.events == 2)  // the entrance, and the dwell due after the last fix
+        #expect(summary.eventsByType == [.entrance: 1, .dwell: 1, .exit: 0, .presence: 0, .venueConfirmed: 0])
     }
 }

@@ -31,8 +31,8 @@ struct TrackerPropertyTests {
             fences.append(fence)
         }
         let configuration = TrackerConfiguration(
-            ignorePeriod: g.pick([0, 5, 30]), dwell: g.pick([0, 20, 60]), enterTolerance: g.pick([0, 0, 0.2]),
-            exitTolerance: g.pick([0, 0, 0.3]), maxAccuracy: g.pick([1000, 60]), accuracyBuffer: g.chance(0.3),
+            ignorePeriod: g.pick([0, 5, 30]), dwell: g.pick([0, 20, 60]), enterToleranceFraction: g.pick([0, 0, 0.2]),
+            exitToleranceFraction: g.pick([0, 0, 0.3]), maxAccuracy: g.pick([1000, 60]), accuracyBuffer: g.chance(0.3),
             presenceInterval: g.pick([nil, nil, 0, 45]), stopSeconds: g.pick([30, 140]), stopRadius: g.pick([20, 70]),
             levelFences: !g.chance(0.15), globalFences: !g.chance(0.1))
         var inputs: [ReferenceTracker.Input] = []
@@ -78,7 +78,7 @@ struct TrackerPropertyTests {
                 case .fix(let fix): events += try monitor.update(fix)
                 case .presence(let time): events += try monitor.requestPresence(at: time)
                 }
-            } catch is TrackerRejection {
+            } catch is TrackerRejection, is CoordinateError {
                 rejected += 1
             }
             checkState(monitor.tracker, seed: seed, step: k)

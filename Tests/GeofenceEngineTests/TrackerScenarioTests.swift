@@ -12,7 +12,7 @@ struct TrackerScenarioTests {
         // Tolerances: A has radius 100 m; enter within 10 m of it, stay until 50 m beyond it.
         EventsScenario(
             "tolerance hysteresis at the boundary", fences: [a],
-            configuration: TrackerConfiguration(ignorePeriod: 0, dwell: 0, enterTolerance: 0.1, exitTolerance: 0.5),
+            configuration: TrackerConfiguration(ignorePeriod: 0, dwell: 0, enterToleranceFraction: 0.1, exitToleranceFraction: 0.5),
             steps: [
                 at(0, east: 111), at(1, east: 109), at(2, east: 140), at(3, east: 149), at(4, east: 151),
                 at(5, east: 140), at(6, east: 111), at(7, east: 109.9),
@@ -26,7 +26,7 @@ struct TrackerScenarioTests {
         EventsScenario(
             "a polygon's tolerance is a fraction of its minimum enclosing circle's radius",
             fences: [F.square("P", half: 100)],  // enclosing radius ≈ 141.4 m
-            configuration: TrackerConfiguration(ignorePeriod: 0, dwell: 0, enterTolerance: 0.1),
+            configuration: TrackerConfiguration(ignorePeriod: 0, dwell: 0, enterToleranceFraction: 0.1),
             steps: [at(0, east: 115), at(1, east: 113), at(2, east: 120)],
             expected: ["entrance P @1", "exit P @2"]),
         EventsScenario(
@@ -201,7 +201,7 @@ struct TrackerScenarioTests {
     func buffers() throws {
         let set = try FenceSet([F.circle("A", radius: 100), F.circle("B", radius: 300)])
         let context = try TrackerContext(
-            fenceSet: set, configuration: TrackerConfiguration(enterTolerance: 0.1, exitTolerance: 0.2, accuracyBuffer: true))
+            fenceSet: set, configuration: TrackerConfiguration(enterToleranceFraction: 0.1, exitToleranceFraction: 0.2, accuracyBuffer: true))
         #expect(abs(context.buffer(slot: 0, accuracy: nil) - 20) < 1e-9)
         #expect(abs(context.buffer(slot: 1, accuracy: 15) - 75) < 1e-9)
         #expect(abs(context.maximumBuffer(accuracy: 15) - 75) < 1e-9)
@@ -215,11 +215,11 @@ struct TrackerScenarioTests {
     @Test("configuration defaults and validation")
     func configuration() throws {
         let c = TrackerConfiguration()
-        #expect(c.ignorePeriod == 30 && c.dwell == 60 && c.enterTolerance == 0 && c.exitTolerance == 0)
+        #expect(c.ignorePeriod == 30 && c.dwell == 60 && c.enterToleranceFraction == 0 && c.exitToleranceFraction == 0)
         #expect(c.maxAccuracy == 1000 && !c.accuracyBuffer && c.presenceInterval == nil)
         #expect(c.stopSeconds == 140 && c.stopRadius == 70 && c.membershipTTL == 3600 && c.levelFences && c.globalFences)
         #expect(throws: TrackerConfigurationError.self) { try TrackerConfiguration(ignorePeriod: -1).validate() }
-        #expect(throws: TrackerConfigurationError.self) { try TrackerConfiguration(enterTolerance: .nan).validate() }
+        #expect(throws: TrackerConfigurationError.self) { try TrackerConfiguration(enterToleranceFraction: .nan).validate() }
         #expect(throws: TrackerConfigurationError.self) { try TrackerConfiguration(stopRadius: 0).validate() }
         #expect(throws: TrackerConfigurationError.self) { try TrackerConfiguration(membershipTTL: .infinity).validate() }
     }

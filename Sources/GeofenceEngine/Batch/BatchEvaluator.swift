@@ -33,7 +33,12 @@ public final class BatchEvaluator {
     /// - Throws: ``FixFileError`` for an unreadable file or header, or memory the system
     ///   refuses; ``FileReadError`` when the output cannot be written; ``GEOSError`` when
     ///   GEOS fails; ``ThreadStartError`` when the output's writing thread cannot start.
-    public func run(fixes path: String, output: OutputSink, progress: ((Int, Int) -> Void)? = nil) throws -> BatchSummary {
+    public func run(fixes path: String, output: String, progress: ((Int, Int) -> Void)? = nil) throws -> BatchSummary {
+        try run(fixes: path, output: try OutputSink(path: output), progress: progress)
+    }
+
+    /// ``run(fixes:output:progress:)`` into an open sink (standard output, say), committed at the end.
+    package func run(fixes path: String, output: OutputSink, progress: ((Int, Int) -> Void)? = nil) throws -> BatchSummary {
         let summary = try run(try openFixes(path), output: output, progress: progress)
         try output.commit()
         return summary
@@ -252,7 +257,7 @@ public final class BatchEvaluator {
     private func account(_ results: [DeviceResult], summary: inout BatchSummary) {
         for result in results {
             summary.processed += result.processed
-            for k in result.eventsByType.indices { summary.eventsByType[k] += result.eventsByType[k] }
+            for k in result.eventsByType.indices { summary.eventCounts[k] += result.eventsByType[k] }
             // Ingestion already rejected bad coordinates and accuracies and grouping put every
             // device in time order, so the tracker refuses nothing here; if it ever does, the
             // row is still counted (its line is not kept after grouping: reported as 0).
@@ -263,7 +268,7 @@ public final class BatchEvaluator {
     }
 
     /// This process's peak resident set size in bytes (see ``Platform/peakResidentBytes()``).
-    public static func peakResidentBytes() -> Int { Platform.peakResidentBytes() }
+    package static func peakResidentBytes() -> Int { Platform.peakResidentBytes() }
 
     static func now() -> Double { Platform.monotonicSeconds() }
 }

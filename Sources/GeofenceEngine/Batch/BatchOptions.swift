@@ -6,7 +6,7 @@ public struct BatchOptions: Sendable {
     /// ``WorkerPool/maximumThreads``. Output is identical for any value.
     public var threads: Int
     /// Which devices this process evaluates.
-    public var shard: ShardSpec
+    package var shard: ShardSpec
     /// The input is sorted by device id (UTF-8 byte order, as `LC_ALL=C sort` gives) and by
     /// time within a device: evaluation streams, holding one block plus the largest device.
     /// Rows that break that order are rejected with reason `order`.
@@ -15,17 +15,32 @@ public struct BatchOptions: Sendable {
     public var blockSize: Int
     /// The input's columns when it has no header line (a pipe fed one partition of a larger
     /// file, say); nil: the first line is the header.
-    public var header: FixCSVHeader?
+    package var header: FixCSVHeader?
     /// Added to every line number the summary reports, so that a piece of a file fed through
     /// a pipe (`tail -n +1001 fixes.csv | … --header … --line-offset 1000`) names the lines of
     /// the whole file.
-    public var lineOffset: Int
+    package var lineOffset: Int
     /// The longest line accepted, in bytes (line break not included); longer lines are
     /// rejected with reason `lineLength` and never held in memory.
     public var maximumLineBytes: Int
 
-    /// `threads` is clamped to 1 ... ``WorkerPool/maximumThreads``.
+    /// Options for a run on `threads` threads (clamped to 1 ... 256); `sortedInput` streams
+    /// an input sorted by device id and time; `maximumLineBytes` bounds a line.
+    ///
+    /// ```swift
+    /// let options = BatchOptions(configuration: TrackerConfiguration(dwell: .seconds(60)), threads: 8)
+    /// ```
     public init(
+        configuration: TrackerConfiguration = TrackerConfiguration(), threads: Int = 1, sortedInput: Bool = false,
+        blockSize: Int = 8 << 20, maximumLineBytes: Int = 1 << 20
+    ) {
+        self.init(
+            configuration: configuration, threads: threads, shard: .all, sortedInput: sortedInput, blockSize: blockSize,
+            header: nil, lineOffset: 0, maximumLineBytes: maximumLineBytes)
+    }
+
+    /// `threads` is clamped to 1 ... ``WorkerPool/maximumThreads``.
+    package init(
         configuration: TrackerConfiguration = TrackerConfiguration(), threads: Int = 1, shard: ShardSpec = .all,
         sortedInput: Bool = false, blockSize: Int = 8 << 20, header: FixCSVHeader? = nil, lineOffset: Int = 0,
         maximumLineBytes: Int = LineBlockReader.defaultMaximumLineBytes
@@ -53,7 +68,12 @@ public struct BatchSummary: Sendable {
     public var otherShardRows = 0
     public var devices = 0
     public var fences = 0
-    public var eventsByType = [Int](repeating: 0, count: GeofenceEvent.EventType.allCases.count)
+    /// Events written, by type (the package's counters are an array indexed by raw value).
+    public var eventsByType: [GeofenceEvent.EventType: Int] {
+        Dictionary(uniqueKeysWithValues: GeofenceEvent.EventType.allCases.map { ($0, eventCounts[Int($0.rawValue)]) })
+    }
+    /// Events written, indexed by ``GeofenceEvent/EventType`` raw value.
+    package var eventCounts = [Int](repeating: 0, count: GeofenceEvent.EventType.allCases.count)
     public var seconds = 0.0
     /// Seconds the caller spent loading the fences before the run (not in `seconds`); nil
     /// when not measured. `geofence evaluate` fills it in.
@@ -64,7 +84,7 @@ public struct BatchSummary: Sendable {
     public var groupSeconds = 0.0
     public var evaluateSeconds = 0.0
     public var threads = 1
-    public var shard = ShardSpec.all
+    package var shard = ShardSpec.all
     /// Bytes held by the fix table (without `--sorted-input`), or the largest buffered block of
     /// devices (with it); device ids are counted apart in `deviceIDBytes`.
     public var fixMemoryBytes = 0
@@ -72,11 +92,11 @@ public struct BatchSummary: Sendable {
     /// The process's peak resident set size when the run ended (`getrusage`), in bytes.
     public var peakResidentBytes = 0
 
-    public var events: Int { eventsByType.reduce(0, +) }
+    public var events: Int { eventCounts.reduce(0, +) }
     public var fixesPerSecond: Double { seconds > 0 ? Double(rowsRead) / seconds : 0 }
 
     /// The summary as a JSON object (the `--summary` file).
-    public var json: JSONValue {
+    package var json: JSONValue {
         func n(_ v: Int) -> JSONValue { .integer(v) }
         var rejected: [JSONObject.Member] = []
         for reason in RejectionReason.allCases {
@@ -87,7 +107,7 @@ public struct BatchSummary: Sendable {
                 .init(key: "examples", value: .array(examples.map { .string("line \($0.line): \($0.message)") })),
             ]))))
         }
-        let events = GeofenceEvent.EventType.allCases.map { JSONObject.Member(key: $0.name, value: n(eventsByType[Int($0.rawValue)])) }
+        let events = GeofenceEvent.EventType.allCases.map { JSONObject.Member(key: $0.name, value: n(eventCounts[Int($0.rawValue)])) }
         return .object(JSONObject(members: [
             .init(key: "file", value: .string(file)),
             .init(key: "rowsRead", value: n(rowsRead)),
@@ -119,7 +139,7 @@ public struct BatchSummary: Sendable {
 
     /// One line for people.
     public var line: String {
-        let byType = GeofenceEvent.EventType.allCases.map { "\($0.name) \(eventsByType[Int($0.rawValue)])" }.joined(separator: ", ")
+        let byType = GeofenceEvent.EventType.allCases.map { "\($0.name) \(eventCounts[Int($0.rawValue)])" }.joined(separator: ", ")
         var text = "\(file): \(rowsRead) rows read, \(processed) processed, \(rejections.total) rejected (\(rejections.summary)); "
         text += "\(devices) devices, \(fences) fences; \(events) events (\(byType)); "
         text += String(format3: seconds) + " s, \(Int(fixesPerSecond)) fixes/s"

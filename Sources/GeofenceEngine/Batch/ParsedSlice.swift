@@ -81,14 +81,14 @@ extension RejectionReason {
 }
 
 /// Limits applied while parsing rows, before any state is touched.
-public struct FixRowPolicy: Sendable {
+package struct FixRowPolicy: Sendable {
     /// Rows with a larger accuracy (metres) are rejected with reason `accuracy`.
-    public var maxAccuracy: Double
-    public var shard: ShardSpec
+    package var maxAccuracy: Double
+    package var shard: ShardSpec
     /// Lines with more bytes (line break not included) are rejected with reason `lineLength`.
-    public var maximumLineBytes: Int
+    package var maximumLineBytes: Int
 
-    public init(maxAccuracy: Double = 1_000, shard: ShardSpec = .all, maximumLineBytes: Int = LineBlockReader.defaultMaximumLineBytes) {
+    package init(maxAccuracy: Double = 1_000, shard: ShardSpec = .all, maximumLineBytes: Int = LineBlockReader.defaultMaximumLineBytes) {
         self.maxAccuracy = maxAccuracy
         self.shard = shard
         self.maximumLineBytes = maximumLineBytes

@@ -23,8 +23,9 @@ public enum RejectionReason: String, CaseIterable, Hashable, Sendable, Codable, 
 /// Counts of rejected rows by reason, with the first few line numbers and messages of each.
 public struct RejectionTally: Hashable, Sendable {
     /// How many examples (line numbers and messages) are kept per reason.
-    public static let examplesKept = 5
+    package static let examplesKept = 5
 
+    /// One rejected row: its line number and why.
     public struct Example: Hashable, Sendable {
         public var line: Int
         public var message: String
@@ -33,13 +34,13 @@ public struct RejectionTally: Hashable, Sendable {
     public private(set) var counts: [RejectionReason: Int] = [:]
     public private(set) var examples: [RejectionReason: [Example]] = [:]
 
-    public init() {}
+    package init() {}
 
     /// Total rejected rows.
     public var total: Int { counts.values.reduce(0, +) }
 
     /// Records one rejected row.
-    public mutating func add(_ reason: RejectionReason, line: Int, message: @autoclosure () -> String) {
+    package mutating func add(_ reason: RejectionReason, line: Int, message: @autoclosure () -> String) {
         counts[reason, default: 0] += 1
         if examples[reason, default: []].count < Self.examplesKept {
             examples[reason, default: []].append(Example(line: line, message: message()))
@@ -53,7 +54,7 @@ public struct RejectionTally: Hashable, Sendable {
     }
 
     /// Adds another tally whose rows all come after this one's in the file.
-    public mutating func merge(_ other: RejectionTally) {
+    package mutating func merge(_ other: RejectionTally) {
         for (reason, n) in other.counts { counts[reason, default: 0] += n }
         for (reason, list) in other.examples {
             let room = Self.examplesKept - examples[reason, default: []].count

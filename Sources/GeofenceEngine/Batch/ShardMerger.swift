@@ -11,9 +11,9 @@ import HeapModule
 /// line's top-level `deviceId` is found by a short scan of the line's start (no JSON parse),
 /// and a device's run is written as one contiguous range of the block. Blank lines are
 /// dropped and a last line without a line break gets one, as when the lines are re-read.
-public enum ShardMerger {
-    public struct Failure: Error, CustomStringConvertible, Sendable {
-        public var description: String
+package enum ShardMerger {
+    package struct Failure: Error, CustomStringConvertible, Sendable {
+        package var description: String
     }
 
     /// Merges `inputs` into `output`. Returns the number of lines written.
@@ -24,7 +24,7 @@ public enum ShardMerger {
     ///   or the output written.
     /// - Complexity: O(B + D log k) for B bytes, D device runs and k files; memory is one
     ///   block per file (a view of the page cache for regular files).
-    public static func merge(inputs: [String], output: OutputSink) throws -> Int {
+    package static func merge(inputs: [String], output: OutputSink) throws -> Int {
         let written = try merge(inputs: inputs) { bytes in try output.write(bytes) }
         try output.flush()
         return written

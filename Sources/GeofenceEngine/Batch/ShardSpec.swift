@@ -4,12 +4,12 @@
 /// The hash is 64-bit FNV-1a over the id's UTF-8 bytes (offset basis 0xcbf29ce484222325,
 /// prime 0x100000001b3): stable across machines, processes and versions, so N processes on N
 /// machines partition the devices without talking to each other.
-public struct ShardSpec: Hashable, Sendable, CustomStringConvertible {
-    public var index: Int
-    public var count: Int
+package struct ShardSpec: Hashable, Sendable, CustomStringConvertible {
+    package var index: Int
+    package var count: Int
 
     /// The whole input (shard 0 of 1).
-    public static let all = ShardSpec(uncheckedIndex: 0, count: 1)
+    package static let all = ShardSpec(uncheckedIndex: 0, count: 1)
 
     init(uncheckedIndex index: Int, count: Int) {
         self.index = index
@@ -17,13 +17,13 @@ public struct ShardSpec: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// Shard `index` of `count`; nil unless 0 ≤ index < count.
-    public init?(index: Int, count: Int) {
+    package init?(index: Int, count: Int) {
         guard count >= 1, index >= 0, index < count else { return nil }
         self.init(uncheckedIndex: index, count: count)
     }
 
     /// Parses `K/N`.
-    public init?(_ text: String) {
+    package init?(_ text: String) {
         let parts = text.split(separator: "/", omittingEmptySubsequences: false)
         guard parts.count == 2, let k = Int(parts[0]), let n = Int(parts[1]) else { return nil }
         self.init(index: k, count: n)
@@ -31,15 +31,15 @@ public struct ShardSpec: Hashable, Sendable, CustomStringConvertible {
 
     /// True when a device whose id hashes to `hash` belongs to this shard.
     @inlinable
-    public func contains(hash: UInt64) -> Bool { count == 1 || hash % UInt64(count) == UInt64(index) }
+    package func contains(hash: UInt64) -> Bool { count == 1 || hash % UInt64(count) == UInt64(index) }
 
     /// True when the device id belongs to this shard.
-    public func contains(deviceID: String) -> Bool { contains(hash: Self.hash(deviceID)) }
+    package func contains(deviceID: String) -> Bool { contains(hash: Self.hash(deviceID)) }
 
-    public var description: String { "\(index)/\(count)" }
+    package var description: String { "\(index)/\(count)" }
 
     /// 64-bit FNV-1a of the id's UTF-8 bytes.
-    public static func hash(_ id: String) -> UInt64 {
+    package static func hash(_ id: String) -> UInt64 {
         var h = FNV1a()
         for b in id.utf8 { h.add(b) }
         return h.value

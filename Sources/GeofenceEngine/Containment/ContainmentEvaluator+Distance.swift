@@ -2,13 +2,13 @@ import GeofenceGEOS
 import GeofenceGeometry
 
 /// A fence near a point, with the distance from the point to the fence's edge.
-public struct FenceDistance: Hashable, Sendable {
+package struct FenceDistance: Hashable, Sendable {
     /// The fence's slot in its ``FenceSet``.
-    public var slot: Int32
+    package var slot: Int32
     /// Metres from the point to the fence's edge; 0 when the fence covers the point.
-    public var distance: Double
+    package var distance: Double
 
-    public init(slot: Int32, distance: Double) {
+    package init(slot: Int32, distance: Double) {
         self.slot = slot
         self.distance = distance
     }
@@ -20,7 +20,7 @@ extension ContainmentEvaluator {
     /// Circle: great-circle distance to the centre minus the radius. Polygon: great-circle
     /// distance to the nearest edge (see ``EdgeDistance``), holes' edges included.
     /// - Complexity: O(1) for a circle, O(v) for a polygon of v vertices.
-    public func distance(slot: Int, latitude: Double, longitude: Double) throws(GEOSError) -> Double {
+    package func distance(slot: Int, latitude: Double, longitude: Double) throws(GEOSError) -> Double {
         let point = Coordinate(latitude: latitude, longitude: longitude)
         if fenceSet.isCircle(at: slot) {
             // One haversine term serves both the containment rule (term <= threshold) and the
@@ -64,7 +64,7 @@ extension ContainmentEvaluator {
     /// `maximumBuffer` must be at least every `buffer(slot)`; the box pre-check grows each
     /// box by it. With buffers of 0 this is exactly ``containingByScan(latitude:longitude:level:options:)``.
     /// - Complexity: O(n) box checks, plus an exact distance per candidate.
-    public func fencesWithinByScan(
+    package func fencesWithinByScan(
         latitude: Double, longitude: Double, level: Int?, options: ContainmentOptions = ContainmentOptions(),
         maximumBuffer: Double, buffer: (Int) -> Double
     ) throws(GEOSError) -> [FenceDistance] {
@@ -100,7 +100,7 @@ extension ContainmentEvaluator {
     /// fence set's R-tree; same answer as
     /// ``fencesWithinByScan(latitude:longitude:level:options:maximumBuffer:buffer:)``.
     /// - Complexity: O(log n + k) expected for k candidate boxes, plus their exact distances.
-    public func fencesWithin(
+    package func fencesWithin(
         latitude: Double, longitude: Double, level: Int?, options: ContainmentOptions = ContainmentOptions(),
         maximumBuffer: Double, buffer: (Int) -> Double
     ) throws(GEOSError) -> [FenceDistance] {

@@ -13,7 +13,7 @@ extension ContainmentEvaluator {
     /// exact test. `cos(latitude)` is computed only if a circle candidate needs it.
     /// Same answer as ``containingByScan(latitude:longitude:level:options:)``.
     /// - Complexity: O(log n + k log k) expected for k candidate boxes, plus k exact tests.
-    public func containing(
+    package func containing(
         latitude: Double, longitude: Double, level: Int?, options: ContainmentOptions = ContainmentOptions(),
         into result: inout [Int32]
     ) throws(GEOSError) {
@@ -90,7 +90,7 @@ extension ContainmentEvaluator {
 
     /// ``containing(latitude:longitude:level:options:into:)`` as fence distances (all 0): the
     /// observation of a fix when no tolerance or accuracy buffer is asked for.
-    public func containingDistances(
+    package func containingDistances(
         latitude: Double, longitude: Double, level: Int?, options: ContainmentOptions = ContainmentOptions(),
         into result: inout [FenceDistance]
     ) throws(GEOSError) {
@@ -104,7 +104,7 @@ extension ContainmentEvaluator {
     /// buffer: the batch's per-fix path, which keeps its own buffers instead of swapping the
     /// evaluator's in and out (a property access with an exclusivity check) on every fix.
     @inline(__always)
-    public func containingDistances(
+    package func containingDistances(
         latitude: Double, longitude: Double, level: Int?, options: ContainmentOptions,
         slots: inout [Int32], into result: inout [FenceDistance]
     ) throws(GEOSError) {
@@ -124,7 +124,7 @@ extension ContainmentEvaluator {
     /// ``fencesWithinByScan(latitude:longitude:level:options:maximumBuffer:buffer:)``.
     /// - Complexity: O(log n + k log k) expected for k candidate boxes, plus their exact
     ///   distances (O(v) for a polygon of v vertices).
-    public func fencesWithin(
+    package func fencesWithin(
         latitude: Double, longitude: Double, level: Int?, options: ContainmentOptions = ContainmentOptions(),
         maximumBuffer: Double, buffer: (Int) -> Double, into result: inout [FenceDistance]
     ) throws(GEOSError) {

@@ -44,10 +44,11 @@ extension FenceSet {
 }
 
 extension ContainmentEvaluator {
-    /// The `count` fences nearest to the point that pass `filter`, ranked by the distance in
-    /// metres from the point to the fence's edge (0 when the fence covers the point), ties by
-    /// id (slot). Fewer when fewer fences pass the filter; none when `count` ≤ 0 or the point
-    /// is not a valid coordinate.
+    /// The slots of the `count` fences nearest to the point that pass `filter`, ranked by the
+    /// distance in metres from the point to the fence's edge (0 when the fence covers the
+    /// point), ties by id (slot). Fewer when fewer fences pass the filter; none when `count` ≤ 0
+    /// or the point is not a valid coordinate (``nearest(latitude:longitude:count:filter:)``,
+    /// the public form, throws for those).
     ///
     /// Best-first search of the fence set's R-tree with a heap, lower bound = great-circle
     /// distance to the entry's box, exact distance = ``distance(slot:latitude:longitude:)``:
@@ -61,7 +62,7 @@ extension ContainmentEvaluator {
     /// - Complexity: O((m + k) log m) for the m boxes nearer than the k-th answer plus the
     ///   exact distances of the fences reached (O(v) each for a polygon of v vertices);
     ///   typically O(log n + k).
-    public func nearest(
+    package func nearestSlots(
         latitude: Double, longitude: Double, count: Int, filter: NearestFilter = NearestFilter()
     ) throws(GEOSError) -> [FenceDistance] {
         guard Coordinate(latitude: latitude, longitude: longitude).isValid else { return [] }
@@ -78,10 +79,10 @@ extension ContainmentEvaluator {
         return found.map { FenceDistance(slot: $0.value, distance: $0.distance) }
     }
 
-    /// The slow twin of ``nearest(latitude:longitude:count:filter:)``: the exact distance to
+    /// The slow twin of ``nearestSlots(latitude:longitude:count:filter:)``: the exact distance to
     /// every fence that passes the filter, sorted by (distance, slot).
     /// - Complexity: O(n log n) plus n exact distances.
-    public func nearestByScan(
+    package func nearestByScan(
         latitude: Double, longitude: Double, count: Int, filter: NearestFilter = NearestFilter()
     ) throws(GEOSError) -> [FenceDistance] {
         guard count > 0, Coordinate(latitude: latitude, longitude: longitude).isValid else { return [] }
@@ -92,13 +93,5 @@ extension ContainmentEvaluator {
         }
         all.sort { ($0.distance, $0.slot) < ($1.distance, $1.slot) }
         return Array(all.prefix(count))
-    }
-
-    /// Ids and distances, for callers that do not deal in slots.
-    public func nearestIDs(
-        latitude: Double, longitude: Double, count: Int, filter: NearestFilter = NearestFilter()
-    ) throws(GEOSError) -> [(geofenceId: String, distance: Double)] {
-        try nearest(latitude: latitude, longitude: longitude, count: count, filter: filter)
-            .map { (fenceSet.id(at: Int($0.slot)), $0.distance) }
     }
 }

@@ -47,7 +47,7 @@ public final class ContainmentEvaluator {
     /// - Complexity: O(1) for a circle; O(log v + k) for a polygon of v vertices (GEOS's
     ///   interval index), plus the locator's one-time build O(v log v) on first use.
     @inline(__always)
-    public func covers(slot: Int, latitude: Double, longitude: Double) throws(GEOSError) -> Bool {
+    package func covers(slot: Int, latitude: Double, longitude: Double) throws(GEOSError) -> Bool {
         if fenceSet.isCircle(at: slot) {
             let circle = hot.records[2 * Int(hot.storage[slot])]
             let latR = latitude * Sphere.degreesToRadians
@@ -75,7 +75,7 @@ public final class ContainmentEvaluator {
 
     /// GEOS's answer alone for a polygon (the point-in-area locator), or the circle test:
     /// the obvious twin the certified polygon test is checked against.
-    public func coversByGEOS(slot: Int, latitude: Double, longitude: Double) throws(GEOSError) -> Bool {
+    package func coversByGEOS(slot: Int, latitude: Double, longitude: Double) throws(GEOSError) -> Bool {
         if fenceSet.isCircle(at: slot) { return try covers(slot: slot, latitude: latitude, longitude: longitude) }
         return try locator(slot).covers(latitude: latitude, longitude: longitude)
     }
@@ -96,7 +96,7 @@ public final class ContainmentEvaluator {
     ///
     /// This is the obvious, slow twin the indexed query is tested against.
     /// - Complexity: O(n) box checks for n fences, plus the exact tests of the candidates.
-    public func containingByScan(
+    package func containingByScan(
         latitude: Double, longitude: Double, level: Int?, options: ContainmentOptions = ContainmentOptions()
     ) throws(GEOSError) -> [Int] {
         var result: [Int] = []
@@ -115,7 +115,7 @@ public final class ContainmentEvaluator {
     /// the fence set's R-tree (see ``containing(latitude:longitude:level:options:into:)`` for
     /// the allocation-free form).
     /// - Complexity: O(log n + k) expected for k candidate boxes, plus their exact tests.
-    public func containing(
+    package func containing(
         latitude: Double, longitude: Double, level: Int?, options: ContainmentOptions = ContainmentOptions()
     ) throws(GEOSError) -> [Int] {
         var slots = candidates
@@ -123,14 +123,6 @@ public final class ContainmentEvaluator {
         defer { candidates = slots }
         try containing(latitude: latitude, longitude: longitude, level: level, options: options, into: &slots)
         return slots.map(Int.init)
-    }
-
-    /// The ids of every fence containing the point, ascending.
-    public func containingIDs(
-        latitude: Double, longitude: Double, level: Int?, options: ContainmentOptions = ContainmentOptions()
-    ) throws(GEOSError) -> [String] {
-        try containing(latitude: latitude, longitude: longitude, level: level, options: options)
-            .map { fenceSet.id(at: $0) }
     }
 }
 

@@ -184,6 +184,6 @@ public struct DeviceTracker: Sendable {
     func event(_ type: GeofenceEvent.EventType, slot: Int32, at time: Int64, latitude: Double, longitude: Double) -> GeofenceEvent {
         GeofenceEvent(
             type: type, timestamp: Timestamp(milliseconds: time), slot: slot,
-            fenceID: context.fenceID(Int(slot)), latitude: latitude, longitude: longitude)
+            geofenceID: context.fenceID(Int(slot)), latitude: latitude, longitude: longitude)
     }
 }

@@ -30,21 +30,19 @@ public struct Fix: Hashable, Sendable {
 ///
 /// This is the seam between *geometry* (any thread that owns a ``ContainmentEvaluator``,
 /// in parallel) and *state* (one ``DeviceTracker`` per device, in time order). Build it with
-/// ``TrackerContext/observe(_:using:)``, or from
-/// ``ContainmentEvaluator/fencesWithin(latitude:longitude:level:options:maximumBuffer:buffer:)``
-/// called with ``TrackerContext/buffer(slot:accuracy:)`` and
-/// ``TrackerContext/maximumBuffer(accuracy:)``. Fences farther away may be listed too; the
-/// tracker ignores what lies beyond its thresholds.
+/// ``TrackerContext/observe(_:using:)``. Fences farther away may be listed too; the tracker
+/// ignores what lies beyond its thresholds.
 public struct FixObservation: Sendable {
+    /// The fix observed.
     public var fix: Fix
     /// Ascending by slot, each slot once.
-    public private(set) var nearby: [FenceDistance]
+    package private(set) var nearby: [FenceDistance]
 
     /// Makes an observation; `nearby` is sorted by slot (and de-duplicated, keeping the
     /// smaller distance) when it is not already.
     ///
     /// - Complexity: O(n) when sorted, O(n log n) otherwise.
-    public init(fix: Fix, nearby: [FenceDistance]) {
+    package init(fix: Fix, nearby: [FenceDistance]) {
         self.fix = fix
         self.nearby = nearby
         var sorted = true

@@ -29,17 +29,17 @@ public struct GeofenceEvent: Hashable, Sendable, CustomStringConvertible {
     /// The fence's slot in the tracker's ``FenceSet``.
     public var slot: Int32
     /// The fence's id.
-    public var fenceID: String
+    public var geofenceID: String
     /// The fix that produced the event; for an event that fell due between fixes, the last
     /// fix at or before its timestamp.
     public var latitude: Double
     public var longitude: Double
 
-    public init(type: EventType, timestamp: Timestamp, slot: Int32, fenceID: String, latitude: Double, longitude: Double) {
+    public init(type: EventType, timestamp: Timestamp, slot: Int32, geofenceID: String, latitude: Double, longitude: Double) {
         self.type = type
         self.timestamp = timestamp
         self.slot = slot
-        self.fenceID = fenceID
+        self.geofenceID = geofenceID
         self.latitude = latitude
         self.longitude = longitude
     }
@@ -57,6 +57,6 @@ public struct GeofenceEvent: Hashable, Sendable, CustomStringConvertible {
     }
 
     public var description: String {
-        "\(type.name) \(fenceID) at \(timestamp.milliseconds) ms (\(latitude), \(longitude))"
+        "\(type.name) \(geofenceID) at \(timestamp.milliseconds) ms (\(latitude), \(longitude))"
     }
 }

@@ -32,9 +32,15 @@ public final class GeofenceMonitor {
         try tracker.context.observe(fix, using: evaluator)
     }
 
-    /// Feeds a fix. - Throws: ``TrackerRejection`` (nothing changed) or ``GEOSError``.
+    /// Feeds a fix and returns the events it causes.
+    ///
+    /// - Throws: ``CoordinateError`` for a fix whose position is not a valid WGS84 coordinate
+    ///   (the error ``ContainmentEvaluator`` and ``RegistrationPlanner`` throw for it),
+    ///   ``TrackerRejection`` for a fix the tracker refuses (accuracy, order), ``GEOSError``
+    ///   when GEOS fails. A refused fix changes nothing.
     public func update(_ fix: Fix) throws -> [GeofenceEvent] {
-        try tracker.update(observe(fix))
+        try fix.coordinate.validate()
+        return try tracker.update(observe(fix))
     }
 
     /// A location request: presence for every fence the device is reported inside.
@@ -54,10 +60,12 @@ public final class GeofenceMonitor {
     }
 
     /// A nearby recalculation of the Places states from a fix.
-    /// - Throws: ``TrackerRejection`` (nothing changed) or ``GEOSError``.
+    /// - Throws: ``CoordinateError`` for an invalid position, ``TrackerRejection`` (nothing
+    ///   changed) or ``GEOSError``.
     @discardableResult
     public func recalculateNearby(_ fix: Fix) throws -> [GeofenceEvent] {
-        try tracker.recalculateNearby(observe(fix))
+        try fix.coordinate.validate()
+        return try tracker.recalculateNearby(observe(fix))
     }
 
     /// The end of the device's input: what is pending fires.

@@ -1,18 +1,25 @@
 /// Every knob of the event engine, in one value with documented defaults (semantics §3–§6).
 ///
-/// Durations are seconds (`Double`) and are rounded to the millisecond when a tracker is
-/// built; distances are metres. ``validate()`` says what is out of range.
+/// Durations are seconds (`Double`, or `Duration` through the initializer that takes them)
+/// and are rounded to the millisecond when a tracker is built; distances are metres; the
+/// enter and exit tolerances are fractions of each fence's radius (0.1 = 10 % of the radius).
+/// ``validate()`` says what is out of range.
+///
+/// ```swift
+/// let configuration = TrackerConfiguration(ignorePeriod: .seconds(30), dwell: .seconds(60), exitToleranceFraction: 0.1)
+/// ```
 public struct TrackerConfiguration: Hashable, Sendable, Codable {
     /// Quiet window after each entrance or exit, per device and fence (Pointr). Default 30 s.
     public var ignorePeriod: Double
     /// Default dwell time for fences without their own `dwellSeconds`. Default 60 s; 0 disables.
     public var dwell: Double
-    /// While reported outside, a fix enters when within the fence grown by this fraction of
-    /// the fence's radius. Default 0.
-    public var enterTolerance: Double
-    /// While reported inside, a fix stays inside until outside the fence grown by this
-    /// fraction of the fence's radius. Default 0.
-    public var exitTolerance: Double
+    /// A fraction of the radius (not metres): while reported outside, a fix enters when
+    /// within the fence grown by this fraction of the fence's radius (0.1 on a 200 m circle:
+    /// within 220 m of the centre). Default 0.
+    public var enterToleranceFraction: Double
+    /// A fraction of the radius (not metres): while reported inside, a fix stays inside until
+    /// outside the fence grown by this fraction of the fence's radius. Default 0.
+    public var exitToleranceFraction: Double
     /// Fixes with a worse horizontal accuracy (metres) are rejected (`accuracy`). Default 1,000 m.
     public var maxAccuracy: Double
     /// When on, a fix counts as inside a fence its accuracy circle touches. Default off.
@@ -33,16 +40,17 @@ public struct TrackerConfiguration: Hashable, Sendable, Codable {
     /// Fences without a level take part. Default on.
     public var globalFences: Bool
 
+    /// Durations in seconds, tolerances as fractions of the radius, distances in metres.
     public init(
-        ignorePeriod: Double = 30, dwell: Double = 60, enterTolerance: Double = 0, exitTolerance: Double = 0,
+        ignorePeriod: Double = 30, dwell: Double = 60, enterToleranceFraction: Double = 0, exitToleranceFraction: Double = 0,
         maxAccuracy: Double = 1000, accuracyBuffer: Bool = false, presenceInterval: Double? = nil,
         stopSeconds: Double = 140, stopRadius: Double = 70, membershipTTL: Double? = 3600,
         levelFences: Bool = true, globalFences: Bool = true
     ) {
         self.ignorePeriod = ignorePeriod
         self.dwell = dwell
-        self.enterTolerance = enterTolerance
-        self.exitTolerance = exitTolerance
+        self.enterToleranceFraction = enterToleranceFraction
+        self.exitToleranceFraction = exitToleranceFraction
         self.maxAccuracy = maxAccuracy
         self.accuracyBuffer = accuracyBuffer
         self.presenceInterval = presenceInterval
@@ -77,7 +85,7 @@ public struct TrackerConfiguration: Hashable, Sendable, Codable {
         try duration("presenceInterval", presenceInterval)
         try duration("stopSeconds", stopSeconds)
         try duration("membershipTTL", membershipTTL)
-        for (name, value) in [("enterTolerance", enterTolerance), ("exitTolerance", exitTolerance)] {
+        for (name, value) in [("enterToleranceFraction", enterToleranceFraction), ("exitToleranceFraction", exitToleranceFraction)] {
             guard value.isFinite, value >= 0 else {
                 throw TrackerConfigurationError(reason: "\(name) must be a fraction of the radius >= 0, found \(value)")
             }
@@ -90,12 +98,22 @@ public struct TrackerConfiguration: Hashable, Sendable, Codable {
         }
     }
 
+    /// The encoded names (`enterTolerance`, `exitTolerance`: the names before the Swift
+    /// properties said "fraction"), so stored configurations still decode.
+    enum CodingKeys: String, CodingKey {
+        case ignorePeriod, dwell, maxAccuracy, accuracyBuffer, presenceInterval, stopSeconds, stopRadius
+        case membershipTTL, levelFences, globalFences
+        case enterToleranceFraction = "enterTolerance"
+        case exitToleranceFraction = "exitTolerance"
+    }
+
     /// Seconds to whole milliseconds, rounded (values already validated).
     static func milliseconds(_ seconds: Double) -> Int64 { Int64((seconds * 1000).rounded()) }
 }
 
 /// A configuration value out of range, in words.
 public struct TrackerConfigurationError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// The setting's name, then what is wrong ("dwell must be a number of seconds …").
     public var reason: String
     public var description: String { reason }
 }

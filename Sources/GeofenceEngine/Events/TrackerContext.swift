@@ -50,11 +50,11 @@ public final class TrackerContext: Sendable {
         try configuration.validate()
         self.fenceSet = fenceSet
         self.configuration = configuration
-        enterTolerance = configuration.enterTolerance
-        exitTolerance = configuration.exitTolerance
+        enterTolerance = configuration.enterToleranceFraction
+        exitTolerance = configuration.exitToleranceFraction
         // 0, a negative or a non-number disables dwell; a positive time is at least 1 ms.
         defaultDwellMilliseconds = FenceSetBuilder.trackerDwell(configuration.dwell)
-        maximumReach = Swift.max(configuration.enterTolerance, configuration.exitTolerance) * fenceSet.storage.largestRadius
+        maximumReach = Swift.max(configuration.enterToleranceFraction, configuration.exitToleranceFraction) * fenceSet.storage.largestRadius
         circles = FrozenPointer(fenceSet.storage.enclosingCircles)
         levels = FrozenPointer(fenceSet.storage.levels)
         fenceDwell = FrozenPointer(fenceSet.storage.dwellMilliseconds)
@@ -113,23 +113,21 @@ public final class TrackerContext: Sendable {
     /// `accuracyBuffer` is on. With tolerances 0 and no accuracy buffer it is 0, and the
     /// observation is exactly the containing fences.
     @inline(__always)
-    public func buffer(slot: Int, accuracy: Double?) -> Double {
+    package func buffer(slot: Int, accuracy: Double?) -> Double {
         Swift.max(enterReach(slot), exitReach(slot)) + accuracyAllowance(accuracy)
     }
 
     /// The largest ``buffer(slot:accuracy:)`` over the set, for the index's box pre-check.
     @inline(__always)
-    public func maximumBuffer(accuracy: Double?) -> Double {
+    package func maximumBuffer(accuracy: Double?) -> Double {
         maximumReach + accuracyAllowance(accuracy)
     }
 
     /// True when the tracker will reject the fix whatever its state (`coordinate` or
     /// `accuracy`); the reason, or nil. (`order` depends on the tracker.)
     public func rejection(of fix: Fix) -> TrackerRejection? {
-        let lat = fix.latitude, lon = fix.longitude
-        guard lat.isFinite, lon.isFinite, lat >= -90, lat <= 90, lon >= -180, lon <= 180 else {
-            return .coordinate(latitude: lat, longitude: lon)
-        }
+        // `isValid` is inlined: the per-fix check stays four comparisons.
+        if !fix.coordinate.isValid { return .coordinate(CoordinateError(fix.coordinate)!) }
         if let accuracy = fix.accuracy, !(accuracy >= 0 && accuracy <= configuration.maxAccuracy) {
             return .accuracy(accuracy, maximum: configuration.maxAccuracy)
         }
@@ -150,7 +148,7 @@ public final class TrackerContext: Sendable {
 
     /// ``observe(_:using:)`` reusing `buffer` for the nearby list (the batch hot path): once
     /// the buffer has grown and the returned observation has been dropped, it allocates nothing.
-    public func observe(
+    package func observe(
         _ fix: Fix, using evaluator: ContainmentEvaluator, buffer nearby: inout [FenceDistance]
     ) throws(GEOSError) -> FixObservation {
         nearby.removeAll(keepingCapacity: true)

@@ -3,8 +3,9 @@
 /// Fixes are checked in this order: `coordinate`, `accuracy`, `order`. Region signals and
 /// presence requests can fail with `order`, region signals also with `unknownFence`.
 public enum TrackerRejection: Error, Hashable, Sendable, CustomStringConvertible {
-    /// Latitude or longitude non-finite or out of range.
-    case coordinate(latitude: Double, longitude: Double)
+    /// Latitude or longitude non-finite or out of range (the error the evaluator, the
+    /// monitor and the planner throw for the same point).
+    case coordinate(CoordinateError)
     /// Accuracy worse than `maxAccuracy`, negative, or not a number.
     case accuracy(Double, maximum: Double)
     /// Older than the latest input the tracker accepted (time never goes backwards per device).
@@ -33,8 +34,8 @@ public enum TrackerRejection: Error, Hashable, Sendable, CustomStringConvertible
     /// What is wrong, in words, without the reason's name.
     public var detail: String {
         switch self {
-        case .coordinate(let latitude, let longitude):
-            Coordinate(latitude: latitude, longitude: longitude).invalidReason ?? "invalid coordinate"
+        case .coordinate(let error):
+            error.description
         case .accuracy(let accuracy, let maximum):
             accuracy >= 0
                 ? "accuracy \(accuracy) m is worse than maxAccuracy \(maximum) m"

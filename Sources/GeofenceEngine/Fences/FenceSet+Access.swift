@@ -90,7 +90,7 @@ extension FenceSet {
     /// Every fence's boxes with its slot, in slot order (the index entries): for the slow
     /// scans the indexed queries are checked against.
     /// - Complexity: O(n + v).
-    public var entries: (boxes: [BoundingBox], slots: [Int32]) {
+    package var entries: (boxes: [BoundingBox], slots: [Int32]) {
         var boxes: [BoundingBox] = [], slots: [Int32] = []
         for slot in 0..<count {
             for box in boundingBoxes(at: slot) {

@@ -2,25 +2,25 @@ import GeofenceGEOS
 import GeofenceGeometry
 
 /// What reading a fence file found: how many features, every problem, the repairs.
-public struct FenceFileReport: Sendable {
+package struct FenceFileReport: Sendable {
     /// Features in the file.
-    public var featureCount: Int
+    package var featureCount: Int
     /// Every problem, in feature order (structure, GEOS validity, duplicate ids).
-    public var problems: [FenceProblem]
+    package var problems: [FenceProblem]
     /// Polygons repaired by GEOS MakeValid (only with `repair`), with the problem each had.
-    public var repairs: [FenceProblem]
-    public var repairedCount: Int { repairs.count }
+    package var repairs: [FenceProblem]
+    package var repairedCount: Int { repairs.count }
     /// The valid (and repaired) fences.
-    public var validCount: Int { slots.count }
+    package var validCount: Int { slots.count }
     /// True when the file is GeoJSONSeq / newline-delimited (else a FeatureCollection).
-    public var isSequence: Bool
+    package var isSequence: Bool
     /// The valid fences' records and their slots in id order, for building the set.
     var chunks: [FenceRecords]
     var slots: [RecordReference]
 
     /// Every valid fence's shape (repaired ones repaired), by feature index: for
     /// `geofence validate --repair --output`.
-    public var shapesByFeature: [Int: FenceShape] {
+    package var shapesByFeature: [Int: FenceShape] {
         var shapes: [Int: FenceShape] = [:]
         let valid = Set(slots.map { chunks[Int($0.chunk)].featureIndexes[Int($0.index)] })
         for chunk in chunks {
@@ -41,7 +41,7 @@ extension FenceSet {
     ///
     /// - Throws: ``FenceFileError`` when the file cannot be read, is not JSON, or is neither a
     ///   FeatureCollection nor a sequence of features; ``GEOSError`` when GEOS itself fails.
-    public static func inspect(path: String, repair: Bool) throws -> FenceFileReport {
+    package static func inspect(path: String, repair: Bool) throws -> FenceFileReport {
         let file: MappedFile
         do {
             file = try MappedFile(path: path)

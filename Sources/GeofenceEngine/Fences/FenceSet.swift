@@ -22,9 +22,9 @@ public final class FenceSet: Sendable {
     let storage: FenceStorage
 
     /// The packed R-tree over every fence's boxes (values: slots); nearest and box queries.
-    public var index: PackedRTree { storage.index }
+    package var index: PackedRTree { storage.index }
     /// A grid over the same boxes for point queries (see ``CellDirectory``).
-    public var directory: CellDirectory { storage.directory }
+    package var directory: CellDirectory { storage.directory }
 
     static let noLevel = Int.min
     /// `dwellMilliseconds` of a fence without its own dwell time.
@@ -62,7 +62,7 @@ public final class FenceSet: Sendable {
 
     /// Bytes of the data a point query reads: the grid directory, containment records and
     /// polygon cells, levels and polygon vertices.
-    public var hotBytes: Int {
+    package var hotBytes: Int {
         storage.directory.memoryBytes + storage.polygonCells.memoryBytes + storage.levelBuffer.count * 8 + storage.shapes.vertices.count * 8
     }
 

@@ -5,14 +5,14 @@ import RealModule
 /// Checks fences built in code as the GeoJSON reader checks a file's: coordinates, radii,
 /// polygon rings, validity (certified in Swift, else GEOS), duplicate ids; repairs invalid
 /// polygons with GEOS MakeValid when asked; computes each polygon's minimum enclosing circle.
-public enum FenceValidator {
+package enum FenceValidator {
     /// The fences that passed, the problems of those that did not, and how many were repaired.
-    public struct Outcome: Sendable {
-        public var fences: [Fence]
-        public var problems: [FenceProblem]
+    package struct Outcome: Sendable {
+        package var fences: [Fence]
+        package var problems: [FenceProblem]
         /// The polygons MakeValid repaired, each with the validity problem it had.
-        public var repairs: [FenceProblem]
-        public var repairedCount: Int { repairs.count }
+        package var repairs: [FenceProblem]
+        package var repairedCount: Int { repairs.count }
     }
 
     /// Validates `fences` (in input order) and returns the usable ones with their enclosing
@@ -20,7 +20,7 @@ public enum FenceValidator {
     ///
     /// - Parameter repair: fix invalid polygons with GEOS MakeValid instead of rejecting them.
     /// - Complexity: O(v log v) over all polygon vertices.
-    public static func validate(_ fences: [Fence], repair: Bool) throws(GEOSError) -> Outcome {
+    package static func validate(_ fences: [Fence], repair: Bool) throws(GEOSError) -> Outcome {
         // Ids first, in input order (a duplicate names the earlier feature); ids are equal when
         // their UTF-8 bytes are.
         var problems: [FenceProblem] = []

@@ -1,10 +1,10 @@
 import GeofenceGeometry
 
 /// Writes fence geometry back as GeoJSON (RFC 7946, `[lon, lat]`).
-public enum GeoJSONFenceEncoder {
+package enum GeoJSONFenceEncoder {
     /// The GeoJSON geometry of a shape: Point for a circle (its radius belongs in properties),
     /// Polygon for one part, MultiPolygon for several.
-    public static func geometry(_ shape: FenceShape) -> JSONValue {
+    package static func geometry(_ shape: FenceShape) -> JSONValue {
         func number(_ d: Double) -> JSONValue { JSONValue.double(d) ?? .null }
         func ring(_ r: Ring) -> JSONValue {
             .array((0..<r.count).map { i in .array([number(r.positions[2 * i]), number(r.positions[2 * i + 1])]) })

@@ -1,9 +1,9 @@
 /// Finds named columns in a CSV header: the one place the fix reader and the signal reader
 /// (`geofence places`) map header names to field positions.
-public enum CSVColumns {
+package enum CSVColumns {
     /// The fix columns' names and aliases (lowercased name → canonical name); the signal
     /// header adds its own columns to these.
-    public static let fixAliases: [String: String] = [
+    package static let fixAliases: [String: String] = [
         "device_id": "device_id", "timestamp": "timestamp",
         "lat": "lat", "latitude": "lat",
         "lon": "lon", "lng": "lon", "longitude": "lon",
@@ -11,7 +11,7 @@ public enum CSVColumns {
     ]
 
     /// A header line's bytes without a leading UTF-8 byte order mark.
-    public static func withoutByteOrderMark(_ line: some Collection<UInt8>) -> [UInt8] {
+    package static func withoutByteOrderMark(_ line: some Collection<UInt8>) -> [UInt8] {
         line.starts(with: [0xEF, 0xBB, 0xBF]) ? Array(line.dropFirst(3)) : Array(line)
     }
 
@@ -21,7 +21,7 @@ public enum CSVColumns {
     ///
     /// - Throws: the problem in words when a column is named twice or a `required` one is
     ///   missing (the message lists what was expected and what was found).
-    public static func locate(
+    package static func locate(
         _ names: [String], aliases: [String: String], required: [String]
     ) throws(CSVHeaderProblem) -> [String: Int] {
         var found: [String: Int] = [:]
@@ -43,14 +43,14 @@ public enum CSVColumns {
 }
 
 /// A header's problem, in words; the caller names the file.
-public struct CSVHeaderProblem: Error, Hashable, Sendable, CustomStringConvertible {
-    public var reason: String
-    public var description: String { reason }
+package struct CSVHeaderProblem: Error, Hashable, Sendable, CustomStringConvertible {
+    package var reason: String
+    package var description: String { reason }
 }
 
 extension String {
     /// The string without leading and trailing spaces and tabs.
-    public func trimmingSpaces() -> String {
+    package func trimmingSpaces() -> String {
         var s = Substring(self)
         while let f = s.first, f == " " || f == "\t" { s.removeFirst() }
         while let l = s.last, l == " " || l == "\t" { s.removeLast() }

@@ -4,7 +4,7 @@
 /// GPS coordinate written with up to 15 significant digits) take Clinger's fast path: the digits as an exact
 /// integer, one multiplication or division by an exact power of ten, hence one correct
 /// rounding. Anything else goes to the C library's `strtod`, which is correctly rounded too.
-public enum DecimalParser {
+package enum DecimalParser {
     /// 10^e for e in 0...22, all exact doubles. A switch of literals, not a global array:
     /// a global is reached through a lazy-initialisation check on every call.
     @inlinable @inline(__always)
@@ -41,7 +41,7 @@ public enum DecimalParser {
     ///
     /// - Complexity: O(length), no allocation on the fast path.
     @inlinable
-    public static func parse(_ p: UnsafePointer<UInt8>, _ start: Int, _ end: Int) -> Double? {
+    package static func parse(_ p: UnsafePointer<UInt8>, _ start: Int, _ end: Int) -> Double? {
         let (value, stop) = scan(p, start, end)
         return stop == end ? value : nil
     }
@@ -56,7 +56,7 @@ public enum DecimalParser {
     ///   `end` are readable, the fraction's digits are read eight at a time (the byte at
     ///   `end` must then not be a digit, as a separator or line break is not).
     @inlinable
-    public static func scan(_ p: UnsafePointer<UInt8>, _ start: Int, _ end: Int, readable: Int? = nil) -> (Double?, Int) {
+    package static func scan(_ p: UnsafePointer<UInt8>, _ start: Int, _ end: Int, readable: Int? = nil) -> (Double?, Int) {
         var i = start
         guard i < end else { return (nil, i) }
         var negative = false
@@ -155,7 +155,7 @@ public enum DecimalParser {
     }
 
     /// Convenience for a whole string.
-    public static func parse(_ text: String) -> Double? {
+    package static func parse(_ text: String) -> Double? {
         var text = text
         return text.withUTF8 { b in b.baseAddress.flatMap { parse($0, 0, b.count) } }
     }

@@ -3,38 +3,38 @@
 /// Required: `device_id`, `timestamp`, `lat`, `lon` (also accepted: `latitude`, `lng`,
 /// `longitude`); optional: `accuracy`, `level`. Any order; other columns are ignored.
 /// Names are matched without regard to case or surrounding spaces.
-public struct FixCSVHeader: Hashable, Sendable {
-    public var deviceID: Int
-    public var timestamp: Int
-    public var latitude: Int
-    public var longitude: Int
-    public var accuracy: Int?
-    public var level: Int?
+package struct FixCSVHeader: Hashable, Sendable {
+    package var deviceID: Int
+    package var timestamp: Int
+    package var latitude: Int
+    package var longitude: Int
+    package var accuracy: Int?
+    package var level: Int?
     /// Number of fields in the header; every row must have as many.
-    public var fieldCount: Int
+    package var fieldCount: Int
     /// What each field is, by position (see `FieldRole`); the row parser reads this instead of
     /// comparing each field's position with six column numbers.
-    public var roles: [UInt8]
+    package var roles: [UInt8]
 
     /// Field roles in `roles`.
-    public enum FieldRole {
-        public static let ignored: UInt8 = 0
-        public static let deviceID: UInt8 = 1
-        public static let timestamp: UInt8 = 2
-        public static let latitude: UInt8 = 3
-        public static let longitude: UInt8 = 4
-        public static let accuracy: UInt8 = 5
-        public static let level: UInt8 = 6
+    package enum FieldRole {
+        package static let ignored: UInt8 = 0
+        package static let deviceID: UInt8 = 1
+        package static let timestamp: UInt8 = 2
+        package static let latitude: UInt8 = 3
+        package static let longitude: UInt8 = 4
+        package static let accuracy: UInt8 = 5
+        package static let level: UInt8 = 6
     }
 
     /// The header's problem, in words; the caller names the file.
-    public struct Problem: Error, Hashable, Sendable, CustomStringConvertible {
-        public var reason: String
-        public var description: String { reason }
+    package struct Problem: Error, Hashable, Sendable, CustomStringConvertible {
+        package var reason: String
+        package var description: String { reason }
     }
 
     /// Reads the header from the bytes of its line (no line break; a UTF-8 BOM is skipped).
-    public init(line: UnsafeRawBufferPointer) throws(Problem) {
+    package init(line: UnsafeRawBufferPointer) throws(Problem) {
         var bytes = CSVColumns.withoutByteOrderMark(line)
         if bytes.last == 0x0D { bytes.removeLast() }
         let names = Self.splitHeader(bytes)
@@ -63,7 +63,7 @@ public struct FixCSVHeader: Hashable, Sendable {
 
     /// Reads the header from its text, as it would stand on the file's first line
     /// (`device_id,timestamp,lat,lon`): for input that has no header line.
-    public init(names: String) throws(Problem) {
+    package init(names: String) throws(Problem) {
         var text = names
         let parsed = text.withUTF8 { bytes -> Result<FixCSVHeader, Problem> in
             do throws(Problem) { return .success(try FixCSVHeader(line: UnsafeRawBufferPointer(bytes))) } catch { return .failure(error) }

@@ -14,7 +14,7 @@ extension FixCSVRow {
     /// read.
     /// - Complexity: O(line length), no allocation.
     @inlinable
-    public mutating func parseSimple(_ p: UnsafePointer<UInt8>, _ start: Int, limit: Int, header: FixCSVHeader) -> Int? {
+    package mutating func parseSimple(_ p: UnsafePointer<UInt8>, _ start: Int, limit: Int, header: FixCSVHeader) -> Int? {
         let comma = UInt8(ascii: ",")
         let fieldCount = header.fieldCount
         var i = start

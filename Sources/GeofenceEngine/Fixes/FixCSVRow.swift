@@ -1,23 +1,23 @@
 /// One data row of a fix CSV, parsed in place (no allocation).
-public struct FixCSVRow {
+package struct FixCSVRow {
     /// The device id's bytes `[deviceStart, deviceEnd)` in the line buffer; when
     /// `deviceQuoted`, the range holds the text between the quotes with `""` still doubled.
-    public var deviceStart = 0
-    public var deviceEnd = 0
-    public var deviceQuoted = false
+    package var deviceStart = 0
+    package var deviceEnd = 0
+    package var deviceQuoted = false
     /// Milliseconds since the epoch.
-    public var timestamp: Int64 = 0
-    public var latitude = 0.0
-    public var longitude = 0.0
+    package var timestamp: Int64 = 0
+    package var latitude = 0.0
+    package var longitude = 0.0
     /// Metres; NaN when absent.
-    public var accuracy = Double.nan
+    package var accuracy = Double.nan
     /// The floor, or `Int.min` when absent.
-    public var level = Int.min
+    package var level = Int.min
 
-    public init() {}
+    package init() {}
 
     /// Why a row is unreadable (rejection reason `parse`).
-    public enum Failure: Error, Hashable, Sendable {
+    package enum Failure: Error, Hashable, Sendable {
         case fieldCount(found: Int, expected: Int)
         case unterminatedQuote
         case emptyDeviceID
@@ -26,7 +26,7 @@ public struct FixCSVRow {
         case badAccuracy
         case badLevel
 
-        public var reason: String {
+        package var reason: String {
             switch self {
             case .fieldCount(let found, let expected): "row has \(found) field(s), the header has \(expected)"
             case .unterminatedQuote: "unterminated quoted field"
@@ -45,7 +45,7 @@ public struct FixCSVRow {
     /// may not span lines. Spaces around numbers are ignored.
     /// - Complexity: O(line length), no allocation.
     @inlinable
-    public mutating func parse(
+    package mutating func parse(
         _ p: UnsafePointer<UInt8>, _ start: Int, _ end: Int, header: FixCSVHeader
     ) -> Failure? {
         var end = end
@@ -156,7 +156,7 @@ public struct FixCSVRow {
     }
 
     /// The device id as a string (quotes undone).
-    public func deviceID(in p: UnsafePointer<UInt8>) -> String {
+    package func deviceID(in p: UnsafePointer<UInt8>) -> String {
         let raw = UnsafeBufferPointer(start: p + deviceStart, count: deviceEnd - deviceStart)
         if !deviceQuoted { return String(decoding: raw, as: UTF8.self) }
         var out: [UInt8] = []

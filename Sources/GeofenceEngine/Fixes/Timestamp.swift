@@ -36,15 +36,15 @@ public struct Timestamp: Hashable, Comparable, Sendable, CustomStringConvertible
 
 /// Reads the two timestamp forms of fix files: epoch milliseconds, or ISO-8601 / RFC 3339
 /// with a zone (`2016-11-24T06:00:00Z`, `2016-11-24 00:00:00.250-06:00`).
-public enum TimestampParser {
+package enum TimestampParser {
     /// Why a timestamp did not parse.
-    public enum Failure: Error, Hashable, Sendable {
+    package enum Failure: Error, Hashable, Sendable {
         case empty
         case malformed
         case missingZone
         case outOfRange(String)
 
-        public var reason: String {
+        package var reason: String {
             switch self {
             case .empty: "empty timestamp"
             case .malformed: "timestamp is neither epoch milliseconds nor ISO-8601 (YYYY-MM-DDTHH:MM:SS[.fff]Z or ±HH:MM)"
@@ -59,7 +59,7 @@ public enum TimestampParser {
     ///
     /// - Complexity: O(length), no allocation.
     @inlinable
-    public static func parse(_ base: UnsafePointer<UInt8>, _ start: Int, _ end: Int) -> Result<Int64, Failure> {
+    package static func parse(_ base: UnsafePointer<UInt8>, _ start: Int, _ end: Int) -> Result<Int64, Failure> {
         if start >= end { return .failure(.empty) }
         // Epoch milliseconds: an optional minus and 1 to 18 digits.
         var i = start
@@ -168,7 +168,7 @@ public enum TimestampParser {
     }
 
     /// Parses a whole string (convenience for tests and small inputs).
-    public static func parse(_ text: String) -> Result<Int64, Failure> {
+    package static func parse(_ text: String) -> Result<Int64, Failure> {
         var text = text
         return text.withUTF8 { buffer in
             guard let base = buffer.baseAddress else { return .failure(.empty) }
@@ -177,7 +177,7 @@ public enum TimestampParser {
     }
 
     /// `YYYY-MM-DDTHH:MM:SS.fffZ` for an instant.
-    public static func iso8601(_ t: Timestamp) -> String {
+    package static func iso8601(_ t: Timestamp) -> String {
         let ms = t.milliseconds
         var days = ms >= 0 ? ms / 86_400_000 : (ms - 86_399_999) / 86_400_000
         let msOfDay = ms - days * 86_400_000

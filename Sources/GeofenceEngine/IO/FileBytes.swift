@@ -6,15 +6,15 @@ public struct FileReadError: Error, Hashable, Sendable, CustomStringConvertible 
 }
 
 /// Whole-file and chunked reads with POSIX calls (no Foundation on the hot path).
-public enum FileBytes {
+package enum FileBytes {
     /// The most bytes ``read(_:maximumBytes:)`` takes by default: 4 GiB.
-    public static let defaultMaximumBytes = 4 << 30
+    package static let defaultMaximumBytes = 4 << 30
 
     /// The whole file, at most `maximumBytes` (a larger file, or a pipe or device that goes
     /// on longer, such as `/dev/zero`, is an error, not a process that grows until it dies).
     /// - Throws: ``FileReadError`` naming the file: cannot open or read, too large, or out of
     ///   memory.
-    public static func read(_ path: String, maximumBytes: Int = defaultMaximumBytes) throws(FileReadError) -> [UInt8] {
+    package static func read(_ path: String, maximumBytes: Int = defaultMaximumBytes) throws(FileReadError) -> [UInt8] {
         let fd = Platform.openForReading(path)
         guard fd >= 0 else { throw FileReadError(path: path, reason: errnoText("cannot open")) }
         defer { Platform.close(fd) }

@@ -14,12 +14,12 @@
 /// and reported as ``Chunk/overlongLine(bytes:)`` (so `/dev/zero` costs one block, not all
 /// memory). A longer line inside a block is left to the caller, who checks each line's
 /// length against the same maximum (``forEachLine(_:overlongLine:)`` does).
-public final class LineBlockReader {
+package final class LineBlockReader {
     /// The default longest line, in bytes (line break not included): 1 MiB.
-    public static let defaultMaximumLineBytes = 1 << 20
+    package static let defaultMaximumLineBytes = 1 << 20
 
     /// What ``nextChunk()`` returns: whole lines, or the news that one line was too long.
-    public enum Chunk {
+    package enum Chunk {
         /// A block of whole lines (the last block may end without a line break). The bytes
         /// stay valid until the next call.
         case lines(UnsafeRawBufferPointer)
@@ -30,21 +30,21 @@ public final class LineBlockReader {
         case overlongLine(bytes: Int)
     }
 
-    public let path: String
+    package let path: String
     /// The longest line accepted, in bytes.
-    public let maximumLineBytes: Int
+    package let maximumLineBytes: Int
     private let fd: Int32
     private var buffer: UnsafeMutableRawBufferPointer
     /// Bytes of the next block already in the buffer (the partial line after the last break).
     private var carry = 0
     private var atEOF = false
     /// The size of a regular file when it was opened; nil for pipes and devices.
-    public let fileSize: Int?
+    package let fileSize: Int?
     /// Total bytes read so far.
-    public private(set) var bytesRead = 0
+    package private(set) var bytesRead = 0
 
     /// Opens the file. - Throws: ``FileReadError`` naming the file and the reason.
-    public init(path: String, blockSize: Int = 8 << 20, maximumLineBytes: Int = LineBlockReader.defaultMaximumLineBytes)
+    package init(path: String, blockSize: Int = 8 << 20, maximumLineBytes: Int = LineBlockReader.defaultMaximumLineBytes)
         throws(FileReadError)
     {
         self.path = path
@@ -86,7 +86,7 @@ public final class LineBlockReader {
     /// until the next call.
     /// - Throws: ``FileReadError`` when the file cannot be read, or has a line longer than
     ///   ``maximumLineBytes`` that does not fit in a block.
-    public func nextBlock() throws(FileReadError) -> UnsafeRawBufferPointer? {
+    package func nextBlock() throws(FileReadError) -> UnsafeRawBufferPointer? {
         switch try nextChunk() {
         case nil: return nil
         case .lines(let block): return block
@@ -99,7 +99,7 @@ public final class LineBlockReader {
     /// end of the file.
     ///
     /// - Complexity: O(block size); one `read` call per block in the usual case.
-    public func nextChunk() throws(FileReadError) -> Chunk? {
+    package func nextChunk() throws(FileReadError) -> Chunk? {
         if let mapping { return nextMappedChunk(mapping) }
         if skippingLine {
             skippingLine = false
@@ -235,7 +235,7 @@ public final class LineBlockReader {
     ///
     /// A line longer than ``maximumLineBytes`` goes to `overlongLine` with its number and
     /// length instead; without that handler it is an error (``FileReadError``).
-    public func forEachLine(
+    package func forEachLine(
         _ body: (_ base: UnsafePointer<UInt8>, _ start: Int, _ end: Int, _ lineNumber: Int) throws -> Void,
         overlongLine: ((_ lineNumber: Int, _ bytes: Int) throws -> Void)? = nil
     ) throws {

@@ -9,8 +9,8 @@
 ///
 /// Not `Sendable`: one writer per thread (workers format into their own byte arrays and one
 /// thread writes them, in order).
-public final class OutputSink {
-    public let name: String
+package final class OutputSink {
+    package let name: String
     private let fd: Int32
     private let ownsDescriptor: Bool
     private let file: AtomicFileWriter?
@@ -19,9 +19,9 @@ public final class OutputSink {
     private var committed = false
 
     /// Standard output.
-    public static func standardOutput() -> OutputSink { OutputSink(fd: 1, name: "standard output", owns: false) }
+    package static func standardOutput() -> OutputSink { OutputSink(fd: 1, name: "standard output", owns: false) }
     /// Standard error (flushed at every call of ``flush()``).
-    public static func standardError() -> OutputSink { OutputSink(fd: 2, name: "standard error", owns: false) }
+    package static func standardError() -> OutputSink { OutputSink(fd: 2, name: "standard error", owns: false) }
 
     private init(fd: Int32, name: String, owns: Bool, file: AtomicFileWriter? = nil, flushThreshold: Int = 1 << 20) {
         self.fd = fd
@@ -36,7 +36,7 @@ public final class OutputSink {
     /// it (over the file a symbolic link points to, when `path` is one); or, when `path` is
     /// a device or a pipe, that device, written as a stream.
     /// - Throws: ``FileReadError`` naming the file and why it cannot be written.
-    public convenience init(path: String) throws(FileReadError) {
+    package convenience init(path: String) throws(FileReadError) {
         switch Platform.status(atPath: path)?.kind {
         case .directory:
             throw FileReadError(path: path, reason: "is a directory, not a file")
@@ -63,18 +63,18 @@ public final class OutputSink {
     }
 
     /// True when the sink writes a file that appears only on ``commit()``.
-    public var isAtomicFile: Bool { file != nil }
+    package var isAtomicFile: Bool { file != nil }
 
     /// Appends bytes; writes them out once a megabyte has gathered.
     @inline(__always)
-    public func write(_ bytes: [UInt8]) throws(FileReadError) {
+    package func write(_ bytes: [UInt8]) throws(FileReadError) {
         buffer.append(contentsOf: bytes)
         if buffer.count >= flushThreshold { try flush() }
     }
 
     /// Appends raw bytes; a range of a megabyte or more goes straight to the descriptor
     /// (after what is buffered), without a copy.
-    public func write(_ bytes: UnsafeRawBufferPointer) throws(FileReadError) {
+    package func write(_ bytes: UnsafeRawBufferPointer) throws(FileReadError) {
         if buffer.count + bytes.count < flushThreshold {
             buffer.append(contentsOf: bytes)
             return
@@ -88,13 +88,13 @@ public final class OutputSink {
     }
 
     /// Appends a string's UTF-8.
-    public func write(_ text: String) throws(FileReadError) {
+    package func write(_ text: String) throws(FileReadError) {
         buffer.append(contentsOf: text.utf8)
         if buffer.count >= flushThreshold { try flush() }
     }
 
     /// Writes out everything buffered (to the temporary file, for a file path).
-    public func flush() throws(FileReadError) {
+    package func flush() throws(FileReadError) {
         defer { buffer.removeAll(keepingCapacity: true) }
         if let file {
             // withUnsafeBytes rethrows untyped: the error is carried out by hand.
@@ -113,7 +113,7 @@ public final class OutputSink {
     /// Flushes; for a file path, makes the complete file appear at the path (flushed to disk,
     /// renamed over it). Further calls do nothing.
     /// - Throws: ``FileReadError``; the path then keeps its previous file.
-    public func commit() throws(FileReadError) {
+    package func commit() throws(FileReadError) {
         guard !committed else { return }
         try flush()
         committed = true
@@ -121,5 +121,5 @@ public final class OutputSink {
     }
 
     /// True when the descriptor is a terminal (progress bars only draw on one).
-    public var isTerminal: Bool { file == nil && Platform.isTerminal(fd) }
+    package var isTerminal: Bool { file == nil && Platform.isTerminal(fd) }
 }

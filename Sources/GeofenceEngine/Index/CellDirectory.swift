@@ -23,7 +23,7 @@ import GeofenceGeometry
 /// extent makes a grid useless). For point containment this directory is measured 3–8×
 /// faster than the tree's depth-first walk at 1k–100k fences, because the walk visits
 /// about 50 boxes where a cell holds one or two.
-public final class CellDirectory: Sendable {
+package final class CellDirectory: Sendable {
     /// Cells per entry the grid aims for: most cells then hold no box at all, so most points are
     /// answered from the cell table alone (measured 15 % faster than 8 at 1k fences, the same at
     /// 10k and 100k).
@@ -35,7 +35,7 @@ public final class CellDirectory: Sendable {
     static let maximumLargeEntries = 64
 
     /// False when the set is empty or its boxes do not suit a grid; queries then use the tree.
-    public let isEnabled: Bool
+    package let isEnabled: Bool
     let minLongitude: Double
     let minLatitude: Double
     let maxLongitude: Double
@@ -244,7 +244,7 @@ public final class CellDirectory: Sendable {
     /// slot, each slot once. `result` is not cleared. Requires ``isEnabled``.
     ///
     /// - Complexity: O(k) for the k entries of the point's cell (plus the large entries).
-    public func search(latitude: Double, longitude: Double, into result: inout [Int32]) {
+    package func search(latitude: Double, longitude: Double, into result: inout [Int32]) {
         var keys: [UInt64] = []
         view.search(latitude: latitude, longitude: longitude, into: &keys)
         for k in keys { result.append(Int32(truncatingIfNeeded: k >> 32)) }
@@ -367,5 +367,5 @@ public final class CellDirectory: Sendable {
     }
 
     /// Bytes held.
-    public var memoryBytes: Int { starts.count * 4 + occupied.count * 8 + boxes.count * 16 + slots.count * 8 + largeCount * 24 }
+    package var memoryBytes: Int { starts.count * 4 + occupied.count * 8 + boxes.count * 16 + slots.count * 8 + largeCount * 24 }
 }

@@ -41,7 +41,7 @@ extension PackedRTree {
     /// - Complexity: O((m + k) log m) heap work for the m boxes whose lower bound is below the
     ///   k-th distance, plus k' exact distances for the k' ≥ k items reached — typically
     ///   O(log n + k) boxes on well-spread data; O(n log n) in the worst case.
-    public func nearest<E: Error>(
+    package func nearest<E: Error>(
         to point: Coordinate, count wanted: Int,
         accept: (Int32) -> Bool,
         exactDistance: (_ value: Int32, _ lowerBound: Double) throws(E) -> Double

@@ -8,7 +8,7 @@ extension PackedRTree {
     /// temporary allocation on the call stack.
     /// - Complexity: O(log n + k) expected for k hits on well-spread boxes (O(n) worst case,
     ///   when every box holds the point).
-    public func search(latitude: Double, longitude: Double, into result: inout [Int32]) {
+    package func search(latitude: Double, longitude: Double, into result: inout [Int32]) {
         // Rounding to nearest is monotonic, so a stored lane that is ≤ the exact coordinate is
         // also ≤ its rounding: no box that holds the point can be missed.
         let x = Float(longitude), y = Float(latitude)
@@ -19,7 +19,7 @@ extension PackedRTree {
     /// tree order; `result` is not cleared.
     ///
     /// - Complexity: O(log n + k) expected for k hits.
-    public func search(intersecting box: BoundingBox, into result: inout [Int32]) {
+    package func search(intersecting box: BoundingBox, into result: inout [Int32]) {
         guard !box.isEmpty else { return }
         // Stored (minX, minY, -maxX, -maxY) intersects the query when each lane is ≤
         // (qMaxX, qMaxY, -qMinX, -qMinY); round the query outward so nothing is missed.

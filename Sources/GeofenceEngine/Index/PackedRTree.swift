@@ -30,11 +30,11 @@ import GeofenceGeometry
 ///
 /// Build it once from boxes that do not wrap (split antimeridian-crossing shapes into two
 /// boxes first, as ``FenceSet`` does); query it from any number of threads.
-public final class PackedRTree: Sendable {
+package final class PackedRTree: Sendable {
     /// Children per node.
-    public let nodeSize: Int
+    package let nodeSize: Int
     /// Number of items (boxes given to the initialiser).
-    public let count: Int
+    package let count: Int
     /// Item and node boxes, see the layout above.
     let boxes: FrozenBuffer<SIMD4<Float>>
     /// Item values, then nodes' first-child positions.
@@ -44,7 +44,7 @@ public final class PackedRTree: Sendable {
 
     /// Default children per node: 16 boxes of 16 bytes are four cache lines, and a wider node
     /// makes the tree shallower at little extra compare cost.
-    public static let defaultNodeSize = 16
+    package static let defaultNodeSize = 16
 
     /// Bulk-loads the tree.
     ///
@@ -53,7 +53,7 @@ public final class PackedRTree: Sendable {
     ///   - values: the value reported for each item (same count as `boxes`).
     ///   - nodeSize: children per node, 2…65,536.
     /// - Complexity: O(n log n) for n items (one sort of Hilbert keys), O(n) memory.
-    public convenience init(boxes items: [BoundingBox], values: [Int32], nodeSize: Int = PackedRTree.defaultNodeSize) {
+    package convenience init(boxes items: [BoundingBox], values: [Int32], nodeSize: Int = PackedRTree.defaultNodeSize) {
         self.init(boxes: items, values: values, order: Self.hilbertOrder(items), nodeSize: nodeSize)
     }
 
@@ -121,10 +121,10 @@ public final class PackedRTree: Sendable {
     }
 
     /// Number of levels (1 for a tree of one item, 0 for an empty tree).
-    public var levelCount: Int { levelEnds.count }
+    package var levelCount: Int { levelEnds.count }
 
     /// Bytes held by the tree's arrays (boxes, refs, level table), excluding array headers.
-    public var memoryBytes: Int {
+    package var memoryBytes: Int {
         boxes.count * MemoryLayout<SIMD4<Float>>.stride + refs.count * 4 + levelEnds.count * 8
     }
 

@@ -1,11 +1,11 @@
 /// Where and why a text is not JSON.
-public struct JSONParseError: Error, Hashable, Sendable, CustomStringConvertible {
+package struct JSONParseError: Error, Hashable, Sendable, CustomStringConvertible {
     /// 1-based line and column (in bytes) of the offending character.
-    public var line: Int
-    public var column: Int
-    public var reason: String
+    package var line: Int
+    package var column: Int
+    package var reason: String
 
-    public var description: String { "line \(line), column \(column): \(reason)" }
+    package var description: String { "line \(line), column \(column): \(reason)" }
 }
 
 /// A strict RFC 8259 JSON reader over UTF-8 bytes.
@@ -13,9 +13,9 @@ public struct JSONParseError: Error, Hashable, Sendable, CustomStringConvertible
 /// It keeps number literals and member order (see ``JSONValue``), rejects trailing commas,
 /// comments, NaN and invalid UTF-8, and limits nesting depth so hostile input cannot
 /// exhaust the stack.
-public struct JSONParser {
+package struct JSONParser {
     /// Deepest nesting of arrays and objects accepted.
-    public static let maximumDepth = 512
+    package static let maximumDepth = 512
 
     private let bytes: UnsafeRawBufferPointer
     private var index = 0
@@ -28,7 +28,7 @@ public struct JSONParser {
     /// Parses one JSON text (a value surrounded by optional whitespace).
     ///
     /// - Complexity: O(n) in the number of bytes.
-    public static func parse(_ bytes: UnsafeRawBufferPointer) throws(JSONParseError) -> JSONValue {
+    package static func parse(_ bytes: UnsafeRawBufferPointer) throws(JSONParseError) -> JSONValue {
         var parser = JSONParser(bytes: bytes)
         // A UTF-8 byte order mark is tolerated at the start.
         if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { parser.index = 3 }
@@ -41,7 +41,7 @@ public struct JSONParser {
 
     /// Checks one JSON text without building its value: the same errors as ``parse(_:)``
     /// (the first one in the text), in memory proportional to the nesting depth.
-    public static func validate(_ bytes: UnsafeRawBufferPointer) throws(JSONParseError) {
+    package static func validate(_ bytes: UnsafeRawBufferPointer) throws(JSONParseError) {
         var parser = JSONParser(bytes: bytes)
         parser.building = false
         if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { parser.index = 3 }
@@ -52,7 +52,7 @@ public struct JSONParser {
     }
 
     /// Parses one JSON text from a byte array.
-    public static func parse(_ data: [UInt8]) throws(JSONParseError) -> JSONValue {
+    package static func parse(_ data: [UInt8]) throws(JSONParseError) -> JSONValue {
         var result: Result<JSONValue, JSONParseError> = .failure(JSONParseError(line: 1, column: 1, reason: "empty"))
         data.withUnsafeBytes { raw in
             do throws(JSONParseError) { result = .success(try parse(raw)) } catch { result = .failure(error) }
@@ -61,7 +61,7 @@ public struct JSONParser {
     }
 
     /// Parses one JSON text from a string.
-    public static func parse(_ text: String) throws(JSONParseError) -> JSONValue {
+    package static func parse(_ text: String) throws(JSONParseError) -> JSONValue {
         try parse(Array(text.utf8))
     }
 

@@ -63,6 +63,7 @@ public enum JSONValue: Hashable, Sendable {
 
 /// A JSON object's members in the order they were read.
 public struct JSONObject: Hashable, Sendable {
+    /// One key and its value, in file order.
     public struct Member: Hashable, Sendable {
         public var key: String
         public var value: JSONValue

@@ -1,9 +1,9 @@
 /// Compact JSON text for values, written the way the engine's NDJSON outputs need it.
-public enum JSONWriter {
+package enum JSONWriter {
     /// Appends the compact text of `value` to `out`.
     ///
     /// - Complexity: O(n) in the size of the text.
-    public static func write(_ value: JSONValue, to out: inout [UInt8]) {
+    package static func write(_ value: JSONValue, to out: inout [UInt8]) {
         switch value {
         case .null: out.append(contentsOf: "null".utf8)
         case .bool(let b): out.append(contentsOf: (b ? "true" : "false").utf8)
@@ -29,7 +29,7 @@ public enum JSONWriter {
     }
 
     /// The compact text of `value`.
-    public static func string(_ value: JSONValue) -> String {
+    package static func string(_ value: JSONValue) -> String {
         var out: [UInt8] = []
         write(value, to: &out)
         return String(decoding: out, as: UTF8.self)
@@ -37,13 +37,13 @@ public enum JSONWriter {
 
     /// Appends `s` as a JSON string literal: quotes, backslashes and control characters
     /// escaped, everything else as UTF-8.
-    public static func writeString(_ s: String, to out: inout [UInt8]) {
+    package static func writeString(_ s: String, to out: inout [UInt8]) {
         var s = s
         s.withUTF8 { writeString(bytes: $0, to: &out) }
     }
 
     /// Appends UTF-8 bytes as a JSON string literal (see ``writeString(_:to:)``).
-    public static func writeString(bytes: UnsafeBufferPointer<UInt8>, to out: inout [UInt8]) {
+    package static func writeString(bytes: UnsafeBufferPointer<UInt8>, to out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
         for b in bytes {
             switch b {
@@ -62,7 +62,7 @@ public enum JSONWriter {
     }
 
     /// `s` as a JSON string literal.
-    public static func quoted(_ s: String) -> String {
+    package static func quoted(_ s: String) -> String {
         var out: [UInt8] = []
         writeString(s, to: &out)
         return String(decoding: out, as: UTF8.self)

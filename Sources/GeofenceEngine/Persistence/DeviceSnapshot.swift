@@ -93,6 +93,7 @@ public struct FleetSnapshot: VersionedSnapshot, Hashable {
 
 /// Why a snapshot could not be written, read or restored; names the file when there is one.
 public struct SnapshotError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// What is wrong with the snapshot file.
     public enum Problem: Hashable, Sendable {
         /// The file's version is not the one this build reads.
         case wrongVersion(found: Int, expected: Int)

@@ -17,7 +17,7 @@ extension DeviceTracker {
     ///   nothing changes then.
     @discardableResult
     public mutating func apply(_ signal: RegionSignal) throws(TrackerRejection) -> [GeofenceEvent] {
-        guard let slot = context.fenceSet.slot(of: signal.fenceID) else { throw .unknownFence(signal.fenceID) }
+        guard let slot = context.fenceSet.slot(of: signal.geofenceID) else { throw .unknownFence(signal.geofenceID) }
         var events: [GeofenceEvent] = []
         try advance(to: signal.timestamp, appendingTo: &events)
         switch signal.kind {

@@ -1,25 +1,26 @@
 /// What the OS's region monitoring delivers for one device: an entry into or an exit from
 /// a registered fence, named by id, at a time (semantics §6).
 public struct RegionSignal: Hashable, Sendable {
+    /// Whether the OS reported the device entering or leaving the region.
     public enum Kind: String, Hashable, Sendable, Codable {
         case entry, exit
     }
 
     public var kind: Kind
-    public var fenceID: String
+    public var geofenceID: String
     public var timestamp: Timestamp
 
-    public init(_ kind: Kind, fenceID: String, at timestamp: Timestamp) {
+    public init(_ kind: Kind, geofenceID: String, at timestamp: Timestamp) {
         self.kind = kind
-        self.fenceID = fenceID
+        self.geofenceID = geofenceID
         self.timestamp = timestamp
     }
 
-    public static func entry(_ fenceID: String, at timestamp: Timestamp) -> RegionSignal {
-        RegionSignal(.entry, fenceID: fenceID, at: timestamp)
+    public static func entry(_ geofenceID: String, at timestamp: Timestamp) -> RegionSignal {
+        RegionSignal(.entry, geofenceID: geofenceID, at: timestamp)
     }
 
-    public static func exit(_ fenceID: String, at timestamp: Timestamp) -> RegionSignal {
-        RegionSignal(.exit, fenceID: fenceID, at: timestamp)
+    public static func exit(_ geofenceID: String, at timestamp: Timestamp) -> RegionSignal {
+        RegionSignal(.exit, geofenceID: geofenceID, at: timestamp)
     }
 }

@@ -8,8 +8,8 @@ extension RegistrationPlanner {
     /// in ``RegistrationPlan/remove``, so one call syncs the OS regions after an update.
     /// Repeated ids count once.
     ///
-    /// - Throws: ``TrackerRejection/coordinate(latitude:longitude:)`` for a latitude or
-    ///   longitude out of range or not finite, ``TrackerRejection/accuracy(_:maximum:)`` for
+    /// - Throws: ``CoordinateError`` for a latitude or longitude out of range or not finite
+    ///   (as ``ContainmentEvaluator`` and ``GeofenceMonitor``), ``TrackerRejection/accuracy(_:maximum:)`` for
     ///   an accuracy below 0 or NaN (the checks and the errors of ``GeofenceMonitor``, with no
     ///   maximum accuracy), or a `GEOSError` when GEOS fails on a polygon.
     /// - Complexity: that of the slot form plus O(r) dictionary lookups and O(r log r) sorting
@@ -38,7 +38,7 @@ extension RegistrationPlanner {
     /// The plan for a fix, given the slots (in this fence set) registered now, in any order;
     /// repeats are ignored.
     ///
-    /// - Throws: ``TrackerRejection`` for a bad coordinate or accuracy (as the id form),
+    /// - Throws: ``CoordinateError`` or ``TrackerRejection`` for a bad coordinate or accuracy (as the id form),
     ///   ``RegistrationPlanError/unknownRegisteredSlot(_:)`` for a slot outside the set, or a
     ///   `GEOSError`.
     /// - Complexity: one containment (or within-accuracy) query and one nearest search for
@@ -50,7 +50,7 @@ extension RegistrationPlanner {
         registeredSlots: [Int32], evaluator: ContainmentEvaluator
     ) throws -> RegistrationPlan {
         let fix = Coordinate(latitude: latitude, longitude: longitude)
-        guard fix.isValid else { throw TrackerRejection.coordinate(latitude: latitude, longitude: longitude) }
+        try fix.validate()
         guard accuracy >= 0 else { throw TrackerRejection.accuracy(accuracy, maximum: .infinity) }
         let set = evaluator.fenceSet
         for slot in registeredSlots where slot < 0 || Int(slot) >= set.count {
@@ -113,7 +113,7 @@ extension RegistrationPlanner {
         // Rule 2. `ranked`: the nearest others, one more than the free slots; its last is the
         // nearest fence a plan without hysteresis leaves out.
         let free = capacity - monitor.count
-        let ranked = Array(try evaluator.nearest(
+        let ranked = Array(try evaluator.nearestSlots(
             latitude: fix.latitude, longitude: fix.longitude, count: inside.count + free + 1, filter: filter
         ).lazy.filter { !insideSlots.contains($0.slot) }.prefix(free + 1))
         var others: [FenceDistance]

@@ -4,14 +4,14 @@
 /// Worker `w` (0 ..< threads) runs on one thread for the whole call, so per-worker state
 /// indexed by `w` (a GEOS context, an evaluator) is only ever touched by one thread.
 /// Items are handed out in index order from a shared counter.
-public enum ParallelWorkers {
+package enum ParallelWorkers {
     /// Calls `body(item, worker)` once for every item in `0 ..< count`, on `threads` threads
     /// (at most ``WorkerPool/maximumThreads``), and returns when all are done. With one
     /// thread, or one item, it runs inline; so it does when the threads cannot be started
     /// (the same results, only later: never a wait for a thread that does not exist).
     ///
     /// - Complexity: O(count) calls; one atomic increment per item.
-    public static func run(count: Int, threads: Int, _ body: @escaping @Sendable (_ item: Int, _ worker: Int) -> Void) {
+    package static func run(count: Int, threads: Int, _ body: @escaping @Sendable (_ item: Int, _ worker: Int) -> Void) {
         // A pool for this one call; long runs of small batches keep a ``WorkerPool`` instead.
         let wanted = max(1, min(threads, count, WorkerPool.maximumThreads))
         guard wanted > 1, let pool = try? WorkerPool(threads: wanted) else {
@@ -28,11 +28,11 @@ public enum ParallelWorkers {
 /// The elements live in memory this object allocates, written through a pointer: a Swift
 /// array here would be moved out of the object for each write (`withUnsafeMutableBufferPointer`)
 /// and lose the writes of a second thread writing at the same moment.
-public final class DisjointSlots<Element>: @unchecked Sendable {
+package final class DisjointSlots<Element>: @unchecked Sendable {
     private let base: UnsafeMutablePointer<Element>
-    public let count: Int
+    package let count: Int
 
-    public init(repeating value: Element, count: Int) {
+    package init(repeating value: Element, count: Int) {
         self.count = count
         base = .allocate(capacity: Swift.max(1, count))
         base.initialize(repeating: value, count: count)
@@ -44,11 +44,11 @@ public final class DisjointSlots<Element>: @unchecked Sendable {
     }
 
     /// Slot `i`. Callers guarantee that no two threads touch the same slot at once.
-    public subscript(i: Int) -> Element {
+    package subscript(i: Int) -> Element {
         get { base[i] }
         set { base[i] = newValue }
     }
 
     /// A copy of every slot, for the caller once the workers are done.
-    public var storage: [Element] { Array(UnsafeBufferPointer(start: base, count: count)) }
+    package var storage: [Element] { Array(UnsafeBufferPointer(start: base, count: count)) }
 }

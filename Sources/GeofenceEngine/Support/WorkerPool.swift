@@ -24,16 +24,16 @@ public struct ThreadStartError: Error, Hashable, Sendable, CustomStringConvertib
 /// The threads are created with ``Platform/startThread(stackSize:_:)``, which reports a
 /// failure: a pool whose threads cannot all start stops the ones that did and throws, so no
 /// batch ever waits for a thread that does not exist.
-public final class WorkerPool: @unchecked Sendable {
+package final class WorkerPool: @unchecked Sendable {
     /// The most threads a pool (and `--threads`) may have. More than the cores gains nothing
     /// for this CPU-bound work; each thread costs an 8 MiB stack and, in the batch, a GEOS
     /// context and buffers.
-    public static let maximumThreads = 256
+    package static let maximumThreads = 256
 
     /// Each worker's stack: the evaluation of deep polygons recurses in GEOS.
     package static let stackSize = 8 << 20
 
-    public let threads: Int
+    package let threads: Int
     /// What the worker threads share. They hold it, never the pool, so the pool's `deinit`
     /// runs as soon as its owner lets go, and there stops them and waits for them.
     private let shared: Shared
@@ -43,7 +43,7 @@ public final class WorkerPool: @unchecked Sendable {
     /// - Throws: ``ThreadStartError`` when a thread cannot be created; the threads already
     ///   started are stopped first.
     /// - Precondition: `threads <= maximumThreads` (callers check their input).
-    public convenience init(threads: Int) throws(ThreadStartError) {
+    package convenience init(threads: Int) throws(ThreadStartError) {
         try self.init(threads: threads) { body in Platform.startThread(stackSize: Self.stackSize, body) }
     }
 
@@ -70,7 +70,7 @@ public final class WorkerPool: @unchecked Sendable {
 
     /// Calls `body(item, worker)` for every item in `0 ..< count` and returns when all are done.
     /// One batch at a time (calls are serialised).
-    public func run(count: Int, _ body: @escaping @Sendable (_ item: Int, _ worker: Int) -> Void) {
+    package func run(count: Int, _ body: @escaping @Sendable (_ item: Int, _ worker: Int) -> Void) {
         if count == 0 { return }
         if threads == 1 || count == 1 {
             for i in 0..<count { body(i, 0) }

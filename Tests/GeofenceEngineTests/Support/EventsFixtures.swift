@@ -48,7 +48,7 @@ enum EventsFixtures {
 func brief(_ e: GeofenceEvent) -> String {
     let ms = e.timestamp.milliseconds
     let seconds = ms % 1000 == 0 ? "\(ms / 1000)" : "\(Double(ms) / 1000)"
-    return "\(e.type.name) \(e.fenceID) @\(seconds)"
+    return "\(e.type.name) \(e.geofenceID) @\(seconds)"
 }
 
 /// One step of a scripted device.
@@ -86,6 +86,8 @@ func runScript(_ monitor: GeofenceMonitor, _ steps: [EventsStep]) throws -> [Str
             out += events.map(brief)
         } catch let rejection as TrackerRejection {
             out.append("rejected: \(rejection.reason.rawValue)")
+        } catch is CoordinateError {  // the monitor checks the position before the tracker
+            out.append("rejected: \(TrackerRejection.Reason.coordinate.rawValue)")
         }
     }
     return out

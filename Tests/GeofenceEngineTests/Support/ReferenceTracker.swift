@@ -102,7 +102,7 @@ struct ReferenceTracker {
         let p = accepted.last!
         events.append(
             GeofenceEvent(
-                type: type, timestamp: Timestamp(milliseconds: t), slot: Int32(i), fenceID: fenceSet.fences[i].id,
+                type: type, timestamp: Timestamp(milliseconds: t), slot: Int32(i), geofenceID: fenceSet.fences[i].id,
                 latitude: p.latitude, longitude: p.longitude))
     }
 
@@ -114,7 +114,7 @@ struct ReferenceTracker {
     mutating func applyRaw(_ fix: Fix, at t: Int64) {
         for i in 0..<fenceSet.count {
             let d = try! evaluator.distance(slot: i, latitude: fix.latitude, longitude: fix.longitude)
-            let tolerance = reported[i] ? config.exitTolerance : config.enterTolerance
+            let tolerance = reported[i] ? config.exitToleranceFraction : config.enterToleranceFraction
             var threshold = tolerance * fenceSet.fences[i].radius
             if config.accuracyBuffer, let a = fix.accuracy, a > 0 { threshold += a }
             let now = levelOK(i, fix.level) && d <= threshold

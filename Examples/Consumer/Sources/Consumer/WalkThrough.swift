@@ -35,14 +35,14 @@ func walkThrough(folder: URL, checks: inout Checks) throws {
     checks.expect(inHole.isEmpty, "containment in the park's hole: \(inHole)")
 
     // MARK: Nearest
-    let nearest = try evaluator.nearestIDs(latitude: 40.75, longitude: -73.98, count: 2)  // API: let nearest = try evaluator.nearest(latitude: 40.75, longitude: -73.98, count: 2)
+    let nearest = try evaluator.nearest(latitude: 40.75, longitude: -73.98, count: 2)
     for fence in nearest {
-        print(fence.geofenceId, fence.distance)   // API: print(fence.geofenceID, fence.distance)
+        print(fence.geofenceID, fence.distance)
     }
     // home 0.0 (inside), then office about 1,300 m (from the fix to its edge)
 
     // Checks
-    checks.expect(nearest.map { $0.geofenceId } == ["home", "office"], "nearest ids: \(nearest)")  // API: checks.expect(nearest.map(\.geofenceID) == ["home", "office"], "nearest ids: \(nearest)")
+    checks.expect(nearest.map(\.geofenceID) == ["home", "office"], "nearest ids: \(nearest)")
     checks.expect(nearest.first?.distance == 0, "distance to the fence holding the fix: \(nearest)")
     checks.expect(nearest.count == 2 && (1250...1350).contains(nearest[1].distance), "distance to the office: \(nearest)")
 
@@ -61,13 +61,13 @@ func walkThrough(folder: URL, checks: inout Checks) throws {
     events += try monitor.update(fix(80, 40.7501, -73.9801)) // dwell, due at 70 s
     for event in events {
         let seconds = event.timestamp.seconds(since: start)
-        print(event.type.name, event.fenceID, seconds)   // API: print(event.type.name, event.geofenceID, seconds)
+        print(event.type.name, event.geofenceID, seconds)
     }
     // entrance home 10.0, dwell home 70.0
 
     // Checks
     checks.expect(events.map(\.type) == [.entrance, .dwell], "monitor events: \(events)")
-    checks.expect(events.allSatisfy { $0.fenceID == "home" }, "monitor events' fence: \(events)")  // API: checks.expect(events.allSatisfy { $0.geofenceID == "home" }, "monitor events' fence: \(events)")
+    checks.expect(events.allSatisfy { $0.geofenceID == "home" }, "monitor events' fence: \(events)")
     checks.expect(events.map { $0.timestamp.seconds(since: start) } == [10, 70], "monitor event times: \(events)")
     checks.expect(monitor.placesReading(at: start.adding(seconds: 80)).current == "home", "current place")
 
@@ -117,7 +117,7 @@ func walkThrough(folder: URL, checks: inout Checks) throws {
     let summary = try BatchEvaluator(fenceSet: fences, options: options)
         .run(fixes: "data/fixes.csv", output: OutputSink(path: output))
     print(summary.line)   // rows read, processed, rejected (by reason), events
-    let entrances = summary.eventsByType[Int(GeofenceEvent.EventType.entrance.rawValue)]   // API: let entrances = summary.eventsByType[.entrance, default: 0]
+    let entrances = summary.eventsByType[.entrance, default: 0]
     // 2 entrances: phone-a at home, phone-b in the park;
     // the row at latitude 91 is rejected
 

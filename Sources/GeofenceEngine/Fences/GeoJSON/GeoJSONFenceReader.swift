@@ -8,13 +8,13 @@
 /// polygons checked as they are read. Problems are reported as the tree decoder reported
 /// them: per feature with its index, id and reason; a file that is not JSON, or not a
 /// FeatureCollection, as a ``FenceFileError`` with the same words as before.
-public enum GeoJSONFenceReader {
+package enum GeoJSONFenceReader {
     /// Largest circle radius accepted, in metres.
-    public static let maximumRadius: Double = 1_000_000
+    package static let maximumRadius: Double = 1_000_000
 
     /// Property names the engine consumes; all others pass through to events (and `radius`
     /// passes through for polygons).
-    public static let modelledProperties: Set<String> = ["id", "level", "library", "rank", "dwellSeconds"]
+    package static let modelledProperties: Set<String> = ["id", "level", "library", "rank", "dwellSeconds"]
 
     /// What reading a file found.
     struct Decoded {

@@ -1,5 +1,9 @@
 /// An error reported by the GEOS library, carrying GEOS's own message.
 ///
+/// Declared here, in the pure-Swift geometry module that `GeofenceEngine` re-exports, so that
+/// a program importing only `GeofenceEngine` can name it (`catch let error as GEOSError`);
+/// the GEOS wrapper module that throws it is not a product.
+///
 /// Validation problems in the input (an unclosed ring, a self-intersection found by
 /// `isValid`) are not library errors: the engine reports those as its own validation
 /// errors, with the feature they came from.
