@@ -115,7 +115,7 @@ func walkThrough(folder: URL, checks: inout Checks) throws {
     let output = folder.appendingPathComponent("events.ndjson").path
     let options = BatchOptions(configuration: configuration, threads: 2)
     let summary = try BatchEvaluator(fenceSet: fences, options: options)
-        .run(fixes: "data/fixes.csv", output: OutputSink(path: output))
+        .run(fixes: "data/fixes.csv", output: output)
     print(summary.line)   // rows read, processed, rejected (by reason), events
     let entrances = summary.eventsByType[.entrance, default: 0]
     // 2 entrances: phone-a at home, phone-b in the park;
