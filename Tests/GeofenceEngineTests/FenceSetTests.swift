@@ -124,7 +124,7 @@ struct FenceSetTests {
                     if levelOK && exactlyContains(fence, latitude: lat, longitude: lon) { expected.append(fence.id) }
                 }
                 let got = try e.containingIDs(latitude: lat, longitude: lon, level: level)
-                #expect(got == expected.sorted { fenceIdPrecedes($0, $1) }, "seed \(seed) size \(size): (\(lat), \(lon)) level \(level.map(String.init) ?? "nil")")
+                #expect(got == expected.sorted { fenceIDPrecedes($0, $1) }, "seed \(seed) size \(size): (\(lat), \(lon)) level \(level.map(String.init) ?? "nil")")
             }
         }
     }

@@ -81,7 +81,7 @@ struct PlannerTests {
         let add = Set(plan.add), remove = Set(plan.remove)
         #expect(add.isDisjoint(with: old) && remove.isSubset(of: old), "\(context)")
         #expect(old.subtracting(remove).union(add) == Set(plan.monitor.map(\.geofenceID)), "\(context): diff does not apply")
-        #expect(plan.add == plan.add.sorted(by: fenceIdPrecedes) && plan.remove == plan.remove.sorted(by: fenceIdPrecedes), "\(context)")
+        #expect(plan.add == plan.add.sorted(by: fenceIDPrecedes) && plan.remove == plan.remove.sorted(by: fenceIDPrecedes), "\(context)")
         // Each monitored circle holds its fence.
         for f in plan.monitor {
             let fence = set.fences[Int(f.slot)]

@@ -57,34 +57,14 @@ package enum ContainsRun {
         func next() throws(FixFileError) -> LineBlockReader.Chunk? {
             do { return try reader.nextChunk() } catch { throw FixFileError(path: path, reason: error.reason) }
         }
-        let firstBlock: UnsafeRawBufferPointer
-        switch try next() {
-        case .lines(let block) where block.count > 0:
-            firstBlock = block
-        case .overlongLine(let bytes):
-            throw FixFileError(path: path, reason: FixFileReader.longHeader(bytes, maximum: maximumLineBytes))
-        default:
-            throw FixFileError(path: path, reason: "empty file (expected a header line naming at least device_id,timestamp,lat,lon)")
-        }
-        let bytes = firstBlock.bindMemory(to: UInt8.self)
-        let headerEnd = Platform.firstLineBreak(in: bytes.baseAddress!, from: 0, to: bytes.count)
-        if headerEnd > maximumLineBytes {
-            throw FixFileError(path: path, reason: FixFileReader.longHeader(headerEnd, maximum: maximumLineBytes))
-        }
-        let header: FixCSVHeader
-        do {
-            header = try FixCSVHeader(line: UnsafeRawBufferPointer(rebasing: firstBlock[0..<headerEnd]))
-        } catch {
-            throw FixFileError(path: path, reason: "line 1: \(error.reason)")
-        }
+        let (header, rest) = try FixFileReader.readHeader(reader, path: path)
         let pool = try WorkerPool(threads: threads)
         let evaluators = try EvaluatorBox((0..<pool.threads).map { _ throws(GEOSError) in try ContainmentEvaluator(fenceSet: fenceSet) })
         let ids = quotedIDs(fenceSet)
         var slices: [ContainsSlice] = []
         var summary = ContainsSummary()
         var line = 2, row = 1
-        var chunk: LineBlockReader.Chunk? =
-            headerEnd + 1 < firstBlock.count ? .lines(UnsafeRawBufferPointer(rebasing: firstBlock[(headerEnd + 1)...])) : try next()
+        var chunk: LineBlockReader.Chunk? = try rest.map { .lines($0) } ?? next()
         while let current = chunk {
             guard case .lines(let block) = current else {
                 // A line over the cap, never held: one rejected row.

@@ -43,6 +43,17 @@ package final class FixFileReader {
             return
         }
         nextLine = 2 + lineOffset
+        (header, firstBlockRest) = try Self.readHeader(reader, path: path, lineNumber: 1 + lineOffset)
+    }
+
+    /// Reads the header line from the first block of `reader`: the header, and the rest of
+    /// the block (nil when none). Shared by the batch and `geofence contains`.
+    /// - Throws: ``FixFileError`` for an unreadable or empty file, or a bad header line (one
+    ///   longer than the reader's maximum included), naming it as line `lineNumber`.
+    static func readHeader(_ reader: LineBlockReader, path: String, lineNumber: Int = 1) throws(FixFileError)
+        -> (header: FixCSVHeader, rest: UnsafeRawBufferPointer?)
+    {
+        let maximumLineBytes = reader.maximumLineBytes
         let chunk: LineBlockReader.Chunk?
         do { chunk = try reader.nextChunk() } catch { throw FixFileError(path: path, reason: error.reason) }
         let first: UnsafeRawBufferPointer
@@ -57,12 +68,13 @@ package final class FixFileReader {
         let bytes = first.bindMemory(to: UInt8.self)
         let end = Platform.firstLineBreak(in: bytes.baseAddress!, from: 0, to: bytes.count)
         if end > maximumLineBytes { throw FixFileError(path: path, reason: Self.longHeader(end, maximum: maximumLineBytes)) }
+        let header: FixCSVHeader
         do {
             header = try FixCSVHeader(line: UnsafeRawBufferPointer(rebasing: first[0..<end]))
         } catch {
-            throw FixFileError(path: path, reason: "line \(1 + lineOffset): \(error.reason)")
+            throw FixFileError(path: path, reason: "line \(lineNumber): \(error.reason)")
         }
-        firstBlockRest = end + 1 < first.count ? UnsafeRawBufferPointer(rebasing: first[(end + 1)...]) : nil
+        return (header, end + 1 < first.count ? UnsafeRawBufferPointer(rebasing: first[(end + 1)...]) : nil)
     }
 
     static func longHeader(_ bytes: Int, maximum: Int) -> String {

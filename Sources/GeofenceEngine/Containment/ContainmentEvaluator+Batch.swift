@@ -16,6 +16,11 @@ extension ContainmentEvaluator {
     /// `pairs` is cleared and filled in input order (fix ascending, then slot ascending); its
     /// arrays and the evaluator's scratch keep their capacity, so a warm call allocates
     /// nothing. Same pairs as ``containing(latitude:longitude:level:options:into:)`` fix by fix.
+    /// A fix whose coordinate is not valid (NaN, infinite, latitude beyond ±90, longitude
+    /// beyond ±180: see ``CoordinateError``) is in no pair; unlike the per-fix queries, which
+    /// throw ``CoordinateError``, a batch does not stop at one bad row. To reject such rows
+    /// with their reason, check `CoordinateError(Coordinate(latitude:longitude:))` first, as
+    /// `geofence contains` does.
     /// - Precondition: the arrays have equal counts, below 2³¹.
     /// - Complexity: O(n) for n fixes (the sort is two or three linear passes), plus the
     ///   per-fix candidates' exact tests.

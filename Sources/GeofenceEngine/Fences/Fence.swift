@@ -80,7 +80,6 @@ public struct Fence: Hashable, Sendable {
 
 /// Orders ids by their UTF-8 bytes, the order every output of the engine uses (so that
 /// `sort`-style byte merges of shard outputs agree with it).
-@inlinable
-public func fenceIdPrecedes(_ a: String, _ b: String) -> Bool {
+package func fenceIDPrecedes(_ a: String, _ b: String) -> Bool {
     a.utf8.lexicographicallyPrecedes(b.utf8)
 }

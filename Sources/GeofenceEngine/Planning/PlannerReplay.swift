@@ -145,7 +145,7 @@ package enum PlannerReplay {
         }
         if header == nil { throw ReplayInputError(path: path, reason: "empty file (expected a header line)") }
         var tracks: [ReplayTrack] = []
-        for d in ids.indices.sorted(by: { fenceIdPrecedes(ids[$0], ids[$1]) }) {
+        for d in ids.indices.sorted(by: { fenceIDPrecedes(ids[$0], ids[$1]) }) {
             let fixes = rows[d].sorted { ($0.time, $0.order) < ($1.time, $1.order) }
             var inside: [[Int32]] = []
             inside.reserveCapacity(fixes.count)

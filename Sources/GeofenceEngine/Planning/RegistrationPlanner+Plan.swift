@@ -30,7 +30,7 @@ extension RegistrationPlanner {
             registeredSlots: slots, evaluator: evaluator)
         if !unknown.isEmpty {
             // Ids of the set and unknown ids never collide, so a merge keeps `remove` unique.
-            plan.remove = Array(Set(plan.remove).union(unknown)).sorted(by: fenceIdPrecedes)
+            plan.remove = Array(Set(plan.remove).union(unknown)).sorted(by: fenceIDPrecedes)
         }
         return plan
     }
