@@ -6,11 +6,11 @@ extension PolygonCellIndex {
     /// (threshold −1 for a polygon).
     ///
     /// The polygons are classified on `threads` threads, in contiguous ranges of positions;
-    /// the ranges' cells and edges are then laid end to end in position order, so the result
-    /// is the one-thread result, byte for byte (tested).
+    /// the ranges' cells and edges are then copied end to end in position order (each range
+    /// by its own thread), so the result is the one-thread result, byte for byte (tested).
     ///
-    /// - Complexity: O(Σ rows × edges + cells) over the polygons, divided among the threads:
-    ///   with at most ``maximumCells`` cells each, about 20 steps per edge for the usual polygon.
+    /// - Complexity: O(v + Σ rows per edge + listed pairs + cells) over the polygons (see
+    ///   ``fill(_:shapes:rings:scratch:)``), divided among the threads.
     init(shapes: FenceShapes, circleRecords: [SIMD4<Double>], threads: Int = 1) {
         let n = circleRecords.count
         // Ranges of about 256 positions: small enough to balance the threads, large enough
@@ -19,61 +19,86 @@ extension PolygonCellIndex {
         let ranges = DisjointSlots<ClassifiedRange?>(repeating: nil, count: rangeCount)
         ParallelWorkers.run(count: rangeCount, threads: threads) { k, _ in
             let from = n * k / rangeCount, to = n * (k + 1) / rangeCount
-            var range = ClassifiedRange()
-            var scratch = Scratch()
+            let range = ClassifiedRange()
+            let scratch = Scratch()
             for p in from..<to where circleRecords[p].w < 0 {
-                guard let grid = Self.classify(shapes: shapes, rings: shapes.rings(position: p), scratch: &scratch) else { continue }
+                guard let grid = Self.classify(shapes: shapes, rings: shapes.rings(position: p), scratch: scratch) else { continue }
                 range.grids.append((p, grid, range.cells.count, range.edges.count))
-                range.cells.append(contentsOf: scratch.cells)
-                range.edges.append(contentsOf: scratch.listed)
+                range.cells.append(scratch.cells)
+                range.edges.append(scratch.listed)
             }
             ranges[k] = range
         }
-        var records = [SIMD4<Double>](repeating: .zero, count: 2 * n)
-        for p in 0..<n { records[2 * p] = circleRecords[p].w < 0 ? SIMD4(0, 0, 0, -1) : circleRecords[p] }
-        var cells: [UInt16] = [], edges: [UInt32] = []
         let all = ranges.storage.map { $0! }
-        cells.reserveCapacity(all.reduce(0) { $0 + $1.cells.count })
-        edges.reserveCapacity(all.reduce(0) { $0 + $1.edges.count })
+        var cellBases: [Int] = [], edgeBases: [Int] = []
+        var cellTotal = 0, edgeTotal = 0
         for range in all {
-            let cellBase = cells.count, edgeBase = edges.count
+            cellBases.append(cellTotal)
+            edgeBases.append(edgeTotal)
+            cellTotal += range.cells.count
+            edgeTotal += range.edges.count
+        }
+        let records = SharedPointer<SIMD4<Double>>.allocate(2 * n)
+        let cells = SharedPointer<UInt16>.allocate(Swift.max(1, cellTotal))
+        let edges = SharedPointer<UInt32>.allocate(Swift.max(1, edgeTotal))
+        let (shared, cellStarts, edgeStarts) = (all, cellBases, edgeBases)
+        // Each range writes its records, cells and edges at their places.
+        ParallelWorkers.run(count: rangeCount, threads: threads) { k, _ in
+            let range = shared[k]
+            let from = n * k / rangeCount, to = n * (k + 1) / rangeCount
+            for p in from..<to {
+                records[2 * p] = circleRecords[p].w < 0 ? SIMD4(0, 0, 0, -1) : circleRecords[p]
+                records[2 * p + 1] = .zero
+            }
             for g in range.grids {
                 (records[2 * g.position], records[2 * g.position + 1]) =
-                    g.grid.record(cellBase: cellBase + g.cellOffset, edgeBase: edgeBase + g.edgeOffset)
+                    g.grid.record(cellBase: cellStarts[k] + g.cellOffset, edgeBase: edgeStarts[k] + g.edgeOffset)
             }
-            cells.append(contentsOf: range.cells)
-            edges.append(contentsOf: range.edges)
+            (cells.base + cellStarts[k]).initialize(from: range.cells.base, count: range.cells.count)
+            (edges.base + edgeStarts[k]).initialize(from: range.edges.base, count: range.edges.count)
         }
-        self.init(records: FrozenBuffer(records), cells: FrozenBuffer(cells), edges: FrozenBuffer(edges))
+        self.init(
+            records: FrozenBuffer(adopting: records.base, count: 2 * n), cells: FrozenBuffer(adopting: cells.base, count: cellTotal),
+            edges: FrozenBuffer(adopting: edges.base, count: edgeTotal))
     }
 
     /// The polygons of one range of positions, classified: each grid with where its cells and
     /// edges start in the range's arrays.
-    struct ClassifiedRange {
+    final class ClassifiedRange: @unchecked Sendable {
         var grids: [(position: Int, grid: PolygonGrid, cellOffset: Int, edgeOffset: Int)] = []
-        var cells: [UInt16] = []
-        var edges: [UInt32] = []
+        let cells = ScratchArray<UInt16>(capacity: 1 << 12)
+        let edges = ScratchArray<UInt32>(capacity: 1 << 12)
     }
 
-    /// Reused between polygons: the build allocates per polygon only when one is larger
-    /// than every polygon before it.
-    struct Scratch {
-        var row: [Int] = []
-        /// Per edge of the ring, for the row being classified: the edge lies east of the cells
-        /// before column `east[e]` and west of the cells after column `west[e]`.
-        var east: [Int] = [], west: [Int] = []
+    /// Reused between polygons by one thread: the build allocates per polygon only when one is
+    /// larger than every polygon before it.
+    final class Scratch {
+        /// Per vertex of the ring being classified: its row.
+        let row = ScratchArray<Int32>()
+        /// The ring's (edge, row) incidences bucketed by row: row r's are
+        /// `bucketStarts[r] ..< bucketStarts[r + 1]`, edges ascending, each with the columns of
+        /// its part within the row (`east`, `west`: the edge lies east of the cells before
+        /// column `east` and west of the cells after column `west`).
+        let bucketStarts = ScratchArray<Int32>()
+        let incidenceEdge = ScratchArray<Int32>()
+        let east = ScratchArray<Int32>(), west = ScratchArray<Int32>()
+        /// The latitudes bounding each row (`ky + 1`).
+        let bottoms = ScratchArray<Double>()
+        /// Parity flips by range: row r's cells are `r * (kx + 1) ..< r * (kx + 1) + kx`;
+        /// flipping cells a ..< b flips entries a and b, and a cell's parity is the running XOR.
+        let toggles = ScratchArray<UInt8>()
         /// `cell << 32 | vertex` for every (cell, listed edge), in the order found.
-        var pairs: [UInt64] = []
-        var parity: [Bool] = []
+        let pairs = ScratchArray<UInt64>(capacity: PolygonCellIndex.maximumListedEdges + 257)
+        let starts = ScratchArray<Int32>()
         /// The result: `kx × ky + 1` cells and the listed edges.
-        var cells: [UInt16] = []
-        var listed: [UInt32] = []
+        let cells = ScratchArray<UInt16>()
+        let listed = ScratchArray<UInt32>()
     }
 
     /// The grid of the polygon made of `rings`, its cells and listed edges in `scratch`; nil
     /// when it has no edges, no area, or too many edges for a cell list (more than
     /// ``maximumListedEdges``): the run test then answers.
-    static func classify(shapes: FenceShapes, rings: Range<Int>, scratch: inout Scratch) -> PolygonGrid? {
+    static func classify(shapes: FenceShapes, rings: Range<Int>, scratch: Scratch) -> PolygonGrid? {
         let v = shapes.vertices.pointer
         var minX = Double.infinity, minY = Double.infinity, maxX = -Double.infinity, maxY = -Double.infinity
         var edgeCount = 0
@@ -94,81 +119,202 @@ extension PolygonCellIndex {
             let kx = Swift.min(256, Swift.max(1, Int((Double(target) * aspect).squareRoot().rounded())))
             let ky = Swift.min(256, Swift.max(1, target / kx))
             let grid = PolygonGrid(minX: minX, minY: minY, maxX: maxX, maxY: maxY, kx: kx, ky: ky)
-            if fill(grid, shapes: shapes, rings: rings, scratch: &scratch) { return grid }
+            if fill(grid, shapes: shapes, rings: rings, scratch: scratch) { return grid }
             if kx * ky == 1 { return nil }
             target = Swift.max(1, kx * ky / 4)
         }
     }
 
-    /// Classifies every cell of `grid` (see ``PolygonCellIndex``); false when the listed edges
-    /// exceed ``maximumListedEdges``.
-    static func fill(_ grid: PolygonGrid, shapes: FenceShapes, rings: Range<Int>, scratch s: inout Scratch) -> Bool {
+    /// Classifies every cell of `grid` (see ``PolygonCellIndex``) into `s.cells` and
+    /// `s.listed`; false when the listed edges exceed ``maximumListedEdges``.
+    ///
+    /// Row by row, the edges reaching a row form *chains* (maximal runs of consecutive edges,
+    /// cyclically). A chain whose ends lie on opposite sides of the row crosses every
+    /// horizontal line of the row an odd number of times, so it flips the parity of the cells
+    /// west of all of it. Within the chain's columns, each edge is listed in the cells from the
+    /// chain's west end to its own east end, except where it passes wholly east of the cell
+    /// from below the row to above it (a crossing for every point: a parity flip instead).
+    /// Flips over a range of cells are two entries of a difference row, so the work is the
+    /// (edge, row) incidences plus the listed pairs plus the cells, never cells × edges.
+    ///
+    /// The cells and lists equal those of the row-by-row scan this replaced (kept as a twin
+    /// in the tests), byte for byte: within a cell, edges are listed by ring, chain and edge.
+    /// - Complexity: O(v + Σ rows per edge + listed pairs + cells).
+    static func fill(_ grid: PolygonGrid, shapes: FenceShapes, rings: Range<Int>, scratch s: Scratch) -> Bool {
         let v = shapes.vertices.pointer
         let kx = grid.kx, ky = grid.ky
-        s.pairs.removeAll(keepingCapacity: true)
-        s.parity.removeAll(keepingCapacity: true)
-        s.parity.append(contentsOf: repeatElement(false, count: kx * ky))
-        // The latitudes bounding each row: a point in row r has bottoms[r] ≤ y ≤ bottoms[r + 1].
-        var bottoms = (0..<ky).map { grid.rowStart($0) }
-        bottoms.append(grid.maxY)
+        s.pairs.count = 0
+        s.toggles.reset(count: ky * (kx + 1), to: 0)
+        s.bottoms.reserve(ky + 1)
+        for r in 0..<ky { s.bottoms[r] = grid.rowStart(r) }
+        s.bottoms[ky] = grid.maxY
         for ring in rings {
             let from = Int(shapes.vertexStarts[ring]), to = Int(shapes.vertexStarts[ring + 1])
             let m = to - from - 1  // edges; edge e joins vertices from + e and from + e + 1
             guard m > 0 else { continue }
-            s.row.removeAll(keepingCapacity: true)
-            for i in from..<to { s.row.append(grid.row(v[2 * i + 1])) }
-            s.east.removeAll(keepingCapacity: true)
-            s.east.append(contentsOf: repeatElement(0, count: m))
-            s.west.removeAll(keepingCapacity: true)
-            s.west.append(contentsOf: repeatElement(0, count: m))
+            bucket(grid, v + 2 * from, edges: m, scratch: s)
+            let edgeOf = s.incidenceEdge.base
             for r in 0..<ky {
-                @inline(__always) func relevant(_ e: Int) -> Bool {
-                    Swift.min(s.row[e], s.row[e + 1]) <= r && r <= Swift.max(s.row[e], s.row[e + 1])
-                }
-                // Each edge reaching the row: the columns of its part within the row.
-                for e in 0..<m where relevant(e) {
-                    let (lo, hi) = clippedLongitudes(v + 2 * (from + e), bottom: bottoms[r], top: bottoms[r + 1])
-                    s.east[e] = grid.column(lo)
-                    s.west[e] = grid.column(hi)
-                }
-                // Chains: maximal runs of consecutive edges reaching row r, walked from just
-                // after an edge that does not (or the whole ring when every edge does).
-                guard let gap = (0..<m).first(where: { !relevant($0) }) else {
-                    addChain(start: 0, length: m, wholeRing: true, from: from, m: m, r: r, kx: kx, s: &s)
+                let first = Int(s.bucketStarts[r]), end = Int(s.bucketStarts[r + 1])
+                guard end > first else { continue }
+                let row = Row(r: r, kx: kx, m: m, from: from)
+                if end - first == m {
+                    guard row.chain(first..<end, end..<end, closed: true, s) else { return false }
                     continue
                 }
-                var e = (gap + 1) % m, walked = 0
-                while walked < m {
-                    if !relevant(e) { e = (e + 1) % m; walked += 1; continue }
-                    var length = 0
-                    while walked < m && relevant((e + length) % m) { length += 1; walked += 1 }
-                    addChain(start: e, length: length, wholeRing: false, from: from, m: m, r: r, kx: kx, s: &s)
-                    e = (e + length) % m
+                // Runs of consecutive edges, in order; the run holding edge 0 comes last, joined
+                // to the run ending at edge m − 1 when there is one (the order the row scan met
+                // them in).
+                let wraps = edgeOf[first] == 0
+                var b = first + 1
+                while b < end && edgeOf[b] == edgeOf[b - 1] + 1 { b += 1 }
+                let firstRun = first..<b
+                var firstPending = wraps
+                if !wraps { guard row.chain(firstRun, b..<b, closed: false, s) else { return false } }
+                var a = b
+                while a < end {
+                    b = a + 1
+                    while b < end && edgeOf[b] == edgeOf[b - 1] + 1 { b += 1 }
+                    let joined = b == end && wraps && edgeOf[end - 1] == Int32(m - 1)
+                    guard row.chain(a..<b, joined ? firstRun : b..<b, closed: false, s) else { return false }
+                    if joined { firstPending = false }
+                    a = b
                 }
+                if firstPending { guard row.chain(firstRun, end..<end, closed: false, s) else { return false } }
             }
         }
         // Cells in order, each with its edges (a stable counting sort of the pairs by cell).
         let cellCount = kx * ky
-        guard s.pairs.count <= maximumListedEdges else { return false }
-        var starts = [Int](repeating: 0, count: cellCount + 1)
-        for pair in s.pairs { starts[Int(pair >> 32) + 1] += 1 }
-        for c in 0..<cellCount { starts[c + 1] += starts[c] }
-        s.cells.removeAll(keepingCapacity: true)
-        for c in 0..<cellCount { s.cells.append(UInt16(starts[c]) | (s.parity[c] ? 0x8000 : 0)) }
-        s.cells.append(UInt16(starts[cellCount]))
-        s.listed.removeAll(keepingCapacity: true)
-        s.listed.append(contentsOf: repeatElement(0, count: s.pairs.count))
-        for pair in s.pairs {
-            let c = Int(pair >> 32)
-            s.listed[starts[c]] = UInt32(truncatingIfNeeded: pair)
-            starts[c] += 1
+        let pairs = s.pairs.base, pairCount = s.pairs.count
+        s.starts.reset(count: cellCount + 1, to: 0)
+        let starts = s.starts.base
+        for k in 0..<pairCount { starts[Int(pairs[k] >> 32) + 1] &+= 1 }
+        for c in 0..<cellCount { starts[c + 1] &+= starts[c] }
+        s.cells.reserve(cellCount + 1)
+        s.cells.count = cellCount + 1
+        let cells = s.cells.base, toggles = s.toggles.base
+        for r in 0..<ky {
+            var odd: UInt8 = 0
+            for c in 0..<kx {
+                odd ^= toggles[r * (kx + 1) + c]
+                cells[r * kx + c] = UInt16(truncatingIfNeeded: starts[r * kx + c]) | (odd != 0 ? 0x8000 : 0)
+            }
+        }
+        cells[cellCount] = UInt16(truncatingIfNeeded: starts[cellCount])
+        s.listed.reserve(pairCount)
+        s.listed.count = pairCount
+        let listed = s.listed.base
+        for k in 0..<pairCount {
+            let c = Int(pairs[k] >> 32)
+            listed[Int(starts[c])] = UInt32(truncatingIfNeeded: pairs[k])
+            starts[c] &+= 1
         }
         return true
+    }
+
+    /// The ring's rows and its (edge, row) incidences with the columns of each edge's part in
+    /// the row, bucketed by row (see ``Scratch``). `ring` points at the ring's first position.
+    private static func bucket(_ grid: PolygonGrid, _ ring: UnsafePointer<Double>, edges m: Int, scratch s: Scratch) {
+        let ky = grid.ky
+        s.row.reserve(m + 1)
+        let row = s.row.base
+        for i in 0...m { row[i] = Int32(grid.row(ring[2 * i + 1])) }
+        s.bucketStarts.reset(count: ky + 1, to: 0)
+        let starts = s.bucketStarts.base
+        var total = 0
+        for e in 0..<m {
+            let a = Int(Swift.min(row[e], row[e + 1])), b = Int(Swift.max(row[e], row[e + 1]))
+            for r in a...b { starts[r + 1] &+= 1 }
+            total += b - a + 1
+        }
+        for r in 0..<ky { starts[r + 1] &+= starts[r] }
+        s.incidenceEdge.reserve(total)
+        s.east.reserve(total)
+        s.west.reserve(total)
+        let edgeOf = s.incidenceEdge.base, east = s.east.base, west = s.west.base, bottoms = s.bottoms.base
+        for e in 0..<m {
+            let a = Int(Swift.min(row[e], row[e + 1])), b = Int(Swift.max(row[e], row[e + 1]))
+            for r in a...b {
+                // Each bucket's start serves as its cursor, moved back below.
+                let k = Int(starts[r])
+                starts[r] &+= 1
+                let (lo, hi) = clippedLongitudes(ring + 2 * e, bottom: bottoms[r], top: bottoms[r + 1])
+                edgeOf[k] = Int32(e)
+                east[k] = Int32(grid.column(lo))
+                west[k] = Int32(grid.column(hi))
+            }
+        }
+        // Each cursor now sits at the next bucket's start: shift back.
+        for r in stride(from: ky, to: 0, by: -1) { starts[r] = starts[r - 1] }
+        starts[0] = 0
+    }
+
+    /// One row of one ring being classified.
+    private struct Row {
+        let r: Int
+        let kx: Int
+        /// Edges of the ring, and the index of its first position in the set's vertices.
+        let m: Int
+        let from: Int
+
+        /// Adds one chain of the row: the incidences `head` then `rest` (edges in ring order;
+        /// `rest` empty unless the chain wraps past the ring's last edge). `closed`: the chain
+        /// is the whole ring (no ends). False when the listed edges exceed the maximum.
+        func chain(_ head: Range<Int>, _ rest: Range<Int>, closed: Bool, _ s: Scratch) -> Bool {
+            let edgeOf = s.incidenceEdge.base, eastOf = s.east.base, westOf = s.west.base, row = s.row.base
+            let toggles = s.toggles.base + r * (kx + 1)
+            // The chain lies east of the cells before `east` and west of those after `west`.
+            var east = Int32.max, west = Int32.min
+            for k in head { east = Swift.min(east, eastOf[k]); west = Swift.max(west, westOf[k]) }
+            for k in rest { east = Swift.min(east, eastOf[k]); west = Swift.max(west, westOf[k]) }
+            let r32 = Int32(r)
+            // Cells west of the whole chain: it crosses each of their horizontal lines an even
+            // or odd number of times depending only on which side of the row its two ends lie.
+            if !closed {
+                let firstEdge = Int(edgeOf[head.lowerBound])
+                let lastEdge = Int(edgeOf[rest.isEmpty ? head.upperBound - 1 : rest.upperBound - 1])
+                if (row[firstEdge] > r32) != (row[lastEdge + 1] > r32) {
+                    let bound = Swift.min(kx, Swift.max(0, Int(east)))
+                    if bound > 0 { toggles[0] ^= 1; toggles[bound] ^= 1 }
+                }
+            }
+            let low = Swift.max(0, Int(east)), high = Swift.min(kx - 1, Int(west))
+            guard low <= high else { return true }
+            let pairs = s.pairs
+            @inline(__always) func edge(_ k: Int) -> Bool {
+                let e = Int(edgeOf[k])
+                let edgeEast = Int(eastOf[k]), edgeWest = Swift.min(high, Int(westOf[k]))
+                guard edgeWest >= low else { return true }  // wholly west of the chain's cells
+                let ra = row[e], rb = row[e + 1]
+                var listFrom = low
+                if Swift.min(ra, rb) < r32 && r32 < Swift.max(ra, rb) && edgeEast > low {
+                    // Wholly east of the cells before its own, from below the row to above it.
+                    let bound = Swift.min(edgeEast, edgeWest + 1)
+                    toggles[low] ^= 1
+                    toggles[bound] ^= 1
+                    listFrom = bound
+                }
+                guard listFrom <= edgeWest else { return true }
+                // Room was made for the maximum and one row more: stop once past it.
+                let out = pairs.base, vertex = UInt64(from + e)
+                var n = pairs.count
+                for c in listFrom...edgeWest {
+                    out[n] = UInt64(r * kx + c) << 32 | vertex
+                    n &+= 1
+                }
+                pairs.count = n
+                return n <= PolygonCellIndex.maximumListedEdges
+            }
+            for k in head where !edge(k) { return false }
+            for k in rest where !edge(k) { return false }
+            return true
+        }
     }
 
     /// The smallest and largest longitude of the edge from `(e[0], e[1])` to `(e[2], e[3])`
     /// between latitudes `bottom` and `top`, widened by far more than the rounding of the
     /// interpolation: every point of the edge in that band lies within them.
+    @inline(__always)
     static func clippedLongitudes(_ e: UnsafePointer<Double>, bottom: Double, top: Double) -> (Double, Double) {
         let x1 = e[0], y1 = e[1], x2 = e[2], y2 = e[3]
         let lo = Swift.min(x1, x2), hi = Swift.max(x1, x2)
@@ -179,50 +325,24 @@ extension PolygonCellIndex {
         if y1 >= bottom && y1 <= top { partLo = x1; partHi = x1 }
         if y2 >= bottom && y2 <= top { partLo = Swift.min(partLo, x2); partHi = Swift.max(partHi, x2) }
         let margin = 1e-12 * (1 + abs(x1) + abs(x2))
-        for line in [bottom, top] where (y1 < line && line < y2) || (y2 < line && line < y1) {
+        @inline(__always) func meet(_ line: Double) {
+            guard (y1 < line && line < y2) || (y2 < line && line < y1) else { return }
             let x = x1 + (line - y1) * (x2 - x1) / (y2 - y1)
             partLo = Swift.min(partLo, x - margin)
             partHi = Swift.max(partHi, x + margin)
         }
+        meet(bottom)
+        meet(top)
         guard partLo <= partHi else { return (lo, hi) }
         return (Swift.max(lo, partLo), Swift.min(hi, partHi))
     }
+}
 
-    /// Adds one chain of row `r` (edges `start ..< start + length` of the ring, cyclically;
-    /// vertex indices relative to `from`) to the cells of that row.
-    private static func addChain(
-        start: Int, length: Int, wholeRing: Bool, from: Int, m: Int, r: Int, kx: Int, s: inout Scratch
-    ) {
-        // The chain lies east of the cells before `east` and west of those after `west`.
-        var east = Int.max, west = Int.min
-        for k in 0..<length {
-            let e = (start + k) % m
-            east = Swift.min(east, s.east[e])
-            west = Swift.max(west, s.west[e])
-        }
-        // Cells west of the whole chain: it crosses each of their horizontal lines an even or
-        // odd number of times depending only on which side of the row its two ends lie.
-        if !wholeRing {
-            let first = s.row[start], last = s.row[(start + length) % m]
-            if (first > r) != (last > r) {
-                for c in 0..<Swift.min(kx, Swift.max(0, east)) { s.parity[r * kx + c].toggle() }
-            }
-        }
-        // Cells the chain's columns reach: edge by edge.
-        let low = Swift.max(0, east), high = Swift.min(kx - 1, west)
-        guard low <= high else { return }
-        for c in low...high {
-            let cell = r * kx + c
-            for k in 0..<length {
-                let e = (start + k) % m
-                if s.west[e] < c { continue }  // wholly west of the cell: never east of its points
-                let ra = s.row[e], rb = s.row[e + 1]
-                if s.east[e] > c && Swift.min(ra, rb) < r && r < Swift.max(ra, rb) {
-                    s.parity[cell].toggle()  // wholly east, from below the row to above it
-                    continue
-                }
-                s.pairs.append(UInt64(cell) << 32 | UInt64(from + e))
-            }
-        }
+extension ScratchArray {
+    /// Appends another scratch array's elements.
+    func append(_ other: ScratchArray<Element>) {
+        reserve(count + other.count)
+        (base + count).initialize(from: other.base, count: other.count)
+        count += other.count
     }
 }

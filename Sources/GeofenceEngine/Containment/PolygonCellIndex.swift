@@ -144,10 +144,35 @@ struct PolygonGrid {
     /// A binary search over the doubles: walking one unit in the last place at a time from the
     /// computed border never ends when the border is near 0 (the units there are subnormal; a
     /// grid from −1 to 1 took about 2⁶² steps).
-    func rowStart(_ r: Int) -> Double { r > 0 ? Self.smallest(from: minY, to: maxY) { row($0) >= r } : minY }
+    func rowStart(_ r: Int) -> Double {
+        r > 0 ? Self.smallest(from: minY, to: maxY, near: minY + Double(r) / inverseHeight) { row($0) >= r } : minY
+    }
 
     /// The smallest longitude in column `c`, exactly; `minX` for column 0.
-    func columnStart(_ c: Int) -> Double { c > 0 ? Self.smallest(from: minX, to: maxX) { column($0) >= c } : minX }
+    func columnStart(_ c: Int) -> Double {
+        c > 0 ? Self.smallest(from: minX, to: maxX, near: minX + Double(c) / inverseWidth) { column($0) >= c } : minX
+    }
+
+    /// ``smallest(from:to:_:)`` starting from an estimate: a few steps of one unit in the last
+    /// place from `guess` settle it when the estimate is close (the usual case: a border
+    /// computed as `low + k / inverse` is off by an ulp or two); otherwise the binary search.
+    /// The same answer either way.
+    static func smallest(from low: Double, to high: Double, near guess: Double, _ reached: (Double) -> Bool) -> Double {
+        var y = Swift.min(high, Swift.max(low.nextUp, guess))
+        if y.isFinite {
+            for _ in 0..<8 {
+                if reached(y) {
+                    let below = y.nextDown
+                    if below <= low || !reached(below) { return y }
+                    y = below
+                } else {
+                    y = y.nextUp
+                    if y > high { break }
+                }
+            }
+        }
+        return smallest(from: low, to: high, reached)
+    }
 
     /// The smallest double in `(low, high]` where `reached` holds, given that it fails at `low`,
     /// holds at `high` and never turns false again as its argument grows: a binary search over
