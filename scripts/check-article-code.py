@@ -7,22 +7,16 @@ must appear, in the article's order, in the consumer package's walk-through
 checks. Lines are compared without their indentation and blank lines are ignored. A block
 whose first line is `// Package.swift` is a manifest excerpt, not compiled, and is skipped.
 
-A consumer line ending in `// API: <text>` is compared as <text>: the articles use the names of
-the public API sweep (issue 12) while the consumer still compiles against the older names.
-`--apply-api` rewrites those lines to <text> in place, for when the sweep lands.
-
 Exit status 0 when every block is found, 1 otherwise (naming the block and its first line
 that does not match).
 """
 import glob
 import os
-import re
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CATALOG = os.path.join(ROOT, "Sources/GeofenceEngine/GeofenceEngine.docc")
 CONSUMER = os.path.join(ROOT, "Examples/Consumer/Sources/Consumer/WalkThrough.swift")
-API = re.compile(r"^(\s*).*?//\s*API:\s*(.*)$")
 
 
 def swift_blocks(path):
@@ -42,14 +36,8 @@ def swift_blocks(path):
 
 
 def normalized(lines):
-    """Lines without indentation, blank lines dropped, `// API:` lines as their API text."""
-    out = []
-    for line in lines:
-        m = API.match(line)
-        text = (m.group(2) if m else line).strip()
-        if text:
-            out.append(text)
-    return out
+    """Lines without indentation, blank lines dropped."""
+    return [line.strip() for line in lines if line.strip()]
 
 
 def find(block, lines, start):
@@ -60,24 +48,7 @@ def find(block, lines, start):
     return -1
 
 
-def apply_api(path):
-    with open(path, encoding="utf-8") as f:
-        lines = f.readlines()
-    changed = 0
-    for i, line in enumerate(lines):
-        m = API.match(line)
-        if m:
-            lines[i] = m.group(1) + m.group(2).rstrip() + "\n"
-            changed += 1
-    with open(path, "w", encoding="utf-8") as f:
-        f.writelines(lines)
-    print(f"{os.path.relpath(path, ROOT)}: {changed} lines switched to the API sweep's names")
-
-
 def main():
-    if sys.argv[1:] == ["--apply-api"]:
-        apply_api(CONSUMER)
-        return 0
     with open(CONSUMER, encoding="utf-8") as f:
         consumer = normalized(f.read().split("\n"))
     failures, checked = 0, 0

@@ -9,8 +9,9 @@ struct CSVBenchCommand: ParsableCommand {
         abstract: "Rows/s of the engine's fix CSV reader against a plain String-based parse of the same file.",
         discussion: """
             engine: LineBlockReader + FixCSVRow (in place, no allocation per row; one thread).
-            plain: each line as a String, split on commas, Double(_:) and Int64(_:) on the fields
-            (what a general-purpose CSV layer does at best). Both read the whole file and sum
+
+            plain: each line as a String, split on commas, Double(_:) and Int64(_:) on the fields \
+            (what a general-purpose CSV layer does at best). Both read the whole file and sum \
             the coordinates, so neither can skip work.
             """
     )

@@ -7,12 +7,12 @@ struct ContainsBenchCommand: ParsableCommand {
         commandName: "contains",
         abstract: "Time containment (fixes → containing fences) on a fence file and a gen.py fixes file.",
         discussion: """
-            Prints one JSON line: {"case":"contains","method":..,"api":"fix"|"batch","fences":F,
-            "fixes":N,"threads":T,"seconds":<median>,"fixesPerSecond":..,"pairs":..,"checksum":"<16 hex>"}.
-            Loading and index build are excluded from "seconds" and reported as "loadSeconds".
-            --api fix calls the per-fix query once per fix; --api batch hands each thread's share
-            of the fixes to the batch query in one call (--order input|tiles|automatic).
-            The checksum is the peers' (../shared/peers/common.h), so answers can be compared
+            Prints one JSON line: {"case":"contains","method":..,"api":"fix"|"batch","fences":F, \
+            "fixes":N,"threads":T,"seconds":<median>,"fixesPerSecond":..,"pairs":..,"checksum":"<16 hex>"}. \
+            Loading and index build are excluded from "seconds" and reported as "loadSeconds". \
+            --api fix calls the per-fix query once per fix; --api batch hands each thread's share \
+            of the fixes to the batch query in one call (--order input|tiles|automatic). \
+            The checksum is the peers' (../shared/peers/common.h), so answers can be compared \
             with Shapely's and the C grid's exactly.
             """
     )

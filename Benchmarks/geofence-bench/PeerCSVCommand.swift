@@ -7,9 +7,9 @@ struct PeerCSVCommand: ParsableCommand {
         commandName: "peer-csv",
         abstract: "Write fixes_N.f64 (+ .t.f64, .dev.u32) from ../shared/peers/gen.py as a fix CSV.",
         discussion: """
-            Columns device_id,timestamp,lat,lon; rows in the file's time order (devices
-            interleaved, as a batch export would be). Timestamps are epoch milliseconds from
-            2023-11-14T22:13:20Z plus the fix's seconds; coordinates are written with 7 decimals
+            Columns device_id,timestamp,lat,lon; rows in the file's time order (devices \
+            interleaved, as a batch export would be). Timestamps are epoch milliseconds from \
+            2023-11-14T22:13:20Z plus the fix's seconds; coordinates are written with 7 decimals \
             (about 1 cm, what GPS receivers report).
             """
     )

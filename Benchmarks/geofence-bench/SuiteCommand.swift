@@ -9,16 +9,16 @@ struct SuiteCommand: ParsableCommand {
         commandName: "suite",
         abstract: "All cases in one run: index build, containment (1 and all threads, both APIs, with the peers), nearest-10, evaluate, fence loading, the whole contains command.",
         discussion: """
-            Workload: the peers' synthetic world when --peers-data names the folder gen.py wrote
-            (fences_F.geojson, fixes_N.f64; fixes_N.csv is made from them for evaluate), else
-            the same kind of world generated here in Swift (seeded; scalable to 1M fences and
-            100M fixes). Each containment case runs beside its baselines in the same process:
-            brute force (the scan twin, on a prefix of the fixes) and the naive GEOS C-API path.
-            Pair counts and checksums are the peers' (../shared/peers/common.h); a checksum that
-            differs from a baseline's on the same fixes fails the run. With --peers (a built copy
-            of ../shared/peers) the containment case also runs the C grid, Shapely bbox_prepared
-            and DuckDB's grid join in the same minutes, and the ratios are taken against them;
-            the whole case times `geofence contains` on the peers' CSV (GeoJSON and compiled
+            Workload: the peers' synthetic world when --peers-data names the folder gen.py wrote \
+            (fences_F.geojson, fixes_N.f64; fixes_N.csv is made from them for evaluate), else \
+            the same kind of world generated here in Swift (seeded; scalable to 1M fences and \
+            100M fixes). Each containment case runs beside its baselines in the same process: \
+            brute force (the scan twin, on a prefix of the fixes) and the naive GEOS C-API path. \
+            Pair counts and checksums are the peers' (../shared/peers/common.h); a checksum that \
+            differs from a baseline's on the same fixes fails the run. With --peers (a built copy \
+            of ../shared/peers) the containment case also runs the C grid, Shapely bbox_prepared \
+            and DuckDB's grid join in the same minutes, and the ratios are taken against them; \
+            the whole case times `geofence contains` on the peers' CSV (GeoJSON and compiled \
             fences) against `duckdb_bench.py --whole`, whole processes under /usr/bin/time -v.
             """
     )

@@ -7,10 +7,10 @@ struct WorldCommand: ParsableCommand {
         commandName: "world",
         abstract: "Tile a fence file into a larger world (the peers' 100k ×10 = the 1M world), as a FeatureCollection and as GeoJSONSeq.",
         discussion: """
-            Tile t (0 ..< --tiles) is every feature of --fences with its longitudes moved east by
-            t × --shift degrees and its id (the Feature's `id`, or `properties.id`) made unique:
-            a number id n becomes n + t × (number of features), a string id gets "-t" appended
-            (tile 0 keeps the original). Numbers of tile 0 are written as read; moved ones as
+            Tile t (0 ..< --tiles) is every feature of --fences with its longitudes moved east by \
+            t × --shift degrees and its id (the Feature's `id`, or `properties.id`) made unique: \
+            a number id n becomes n + t × (number of features), a string id gets "-t" appended \
+            (tile 0 keeps the original). Numbers of tile 0 are written as read; moved ones as \
             the shortest text of the moved value. The same input gives the same bytes.
             """)
 

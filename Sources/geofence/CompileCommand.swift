@@ -8,11 +8,11 @@ struct CompileCommand: ParsableCommand {
         commandName: "compile",
         abstract: "Validate fences once and write them as a compiled fence file (opened without parsing).",
         discussion: """
-            The output holds the validated set as the engine keeps it in memory: ids, shapes,
-            properties, levels, the R-tree, the cell directory and the polygon edge runs, in
-            checksummed sections (docs/compiled-fence-file.md). Every command that takes
-            --fences accepts it in place of the GeoJSON; opening it maps the file and checks it,
-            with no parsing. The file appears complete or not at all. Exit status 2 for bad or
+            The output holds the validated set as the engine keeps it in memory: ids, shapes, \
+            properties, levels, the R-tree, the cell directory and the polygon edge runs, in \
+            checksummed sections (docs/compiled-fence-file.md). Every command that takes \
+            --fences accepts it in place of the GeoJSON; opening it maps the file and checks it, \
+            with no parsing. The file appears complete or not at all. Exit status 2 for bad or \
             invalid input (each invalid feature is listed), or an output that cannot be written.
             """
     )

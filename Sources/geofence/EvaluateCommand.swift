@@ -18,7 +18,9 @@ struct EvaluateCommand: ParsableCommand {
             device's last fix (an exit or dwell still in its window) are emitted at the end of \
             that device, with their due time, as if the device stayed where its last fix was. \
             --output and --summary files appear complete at the end of the run, or not at all \
-            (the previous file stays); neither may name an input.
+            (the previous file stays, except that the previous summary is removed just before \
+            the new events appear: a summary always belongs to the events beside it); neither \
+            may name an input.
 
             The same output, byte for byte, for any --threads. With --shard K/N only devices \
             whose 64-bit FNV-1a hash of the id (UTF-8) is K mod N are evaluated; `geofence merge` \
@@ -52,7 +54,7 @@ struct EvaluateCommand: ParsableCommand {
     @Option(parsing: .unconditional, help: "Worker threads, 1 to 256 (default: the number of cores).")
     var threads: Int?
 
-    @Option(help: "Evaluate only shard K of N (K/N, 0 <= K < N) of the devices.")
+    @Option(parsing: .unconditional, help: "Evaluate only shard K of N (K/N, 0 <= K < N) of the devices.")
     var shard: String?
 
     @Flag(help: "Input is sorted by device id (byte order), then time: stream it, holding one device at a time. Rows out of order are rejected (reason order).")
@@ -139,7 +141,10 @@ struct EvaluateCommand: ParsableCommand {
         let result: BatchSummary = try CLIError.reporting {
             let evaluator = try BatchEvaluator(fenceSet: fenceSet, options: options)
             // The fixes' header is checked before an output is opened; outputs are temporary
-            // files until the run is complete, then both appear, the events first.
+            // files until the run is complete, then both appear, the events first. A summary
+            // at --summary always describes the events at --output: the previous run's
+            // summary is removed before the new events are renamed into place, so a run killed
+            // between the two renames leaves the new events and no summary.
             let reader = try evaluator.openFixes(fixes)
             let sink = try output.map { try OutputSink(path: $0) } ?? .standardOutput()
             let summaryFile = try summaryPath.map { try OutputSink(path: $0) }
@@ -151,6 +156,7 @@ struct EvaluateCommand: ParsableCommand {
                 try summaryFile.write(Self.jsonLine(result))
                 try summaryFile.flush()
             }
+            summaryFile?.removePreviousFile()
             try sink.commit()
             try summaryFile?.commit()
             return result

@@ -29,7 +29,7 @@ struct NearestCommand: ParsableCommand {
     @Option(name: .long, parsing: .unconditional, help: "The position's floor (integer). Default: none, so only global fences.")
     var level: Int?
 
-    @Option(name: .long, help: "Only fences of this library. Default: any.")
+    @Option(name: .long, parsing: .unconditional, help: "Only fences of this library. Default: any.")
     var library: String?
 
     @Option(name: .long, help: "Only fences of this kind: circle or polygon. Default: both.")

@@ -41,16 +41,19 @@ struct PlanCommand: ParsableCommand {
     var lat: Double { position.lat }
     var lon: Double { position.lon }
 
+    // Options whose value may begin with "-" (a negative number, an id) parse `.unconditional`ly:
+    // `--platform -5` is the value -5 (and its range error), not a missing value.
+
     @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Horizontal accuracy of the position, metres; fences within it count as holding the device.", valueName: "metres"))
     var accuracy: Double = 0
 
-    @Option(name: .long, help: ArgumentHelp("Region budget: ios (20), android (100) or a number of regions.", valueName: "ios|android|N"))
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Region budget: ios (20), android (100) or a number of regions.", valueName: "ios|android|N"))
     var platform: String
 
     @Option(name: .long, parsing: .unconditional, help: "Regions the host app keeps for itself.")
     var reserved: Int = 0
 
-    @Option(name: .long, help: ArgumentHelp("Fence ids registered now, comma-separated. Default: none.", valueName: "id,id,..."))
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Fence ids registered now, comma-separated. Default: none.", valueName: "id,id,..."))
     var registered: String = ""
 
     @Option(name: .long, parsing: .unconditional, help: "The position's floor (integer). Default: none, so only global fences.")

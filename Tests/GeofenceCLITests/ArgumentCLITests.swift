@@ -7,7 +7,7 @@ import Testing
 /// wraps cleanly (issue 13 measured failure 7, issue 12 item 10).
 @Suite("Arguments and help")
 struct ArgumentCLITests {
-    static let commands = ["validate", "contains", "nearest", "plan", "places", "evaluate", "merge"]
+    static let commands = ["validate", "compile", "contains", "nearest", "plan", "places", "evaluate", "merge"]
 
     @Test("bad arguments: exit 2 and one line naming the problem and where to look")
     func oneLineErrors() throws {
@@ -31,6 +31,10 @@ struct ArgumentCLITests {
                 (["nearest", "--fences", fences, "--lat", "5", "--lon", "3", "--count", "-2"], "--count must be at least 1, found -2"),
                 (["plan", "--fences", fences, "--lat", "5", "--lon", "3", "--platform", "ios", "--reserved", "-1"], "--reserved must be >= 0, found -1"),
                 (["plan", "--fences", fences, "--lat", "5", "--lon", "3", "--platform", "ios", "--accuracy=-3"], "--accuracy must be a number of metres >= 0 (inf: anywhere), found -3"),
+                (["plan", "--fences", fences, "--lat", "5", "--lon", "3", "--platform", "-5"], "budget -5 is smaller than --reserved 0 + 1"),
+                (["plan", "--fences", fences, "--lat", "5", "--lon", "3", "--platform=-5"], "budget -5 is smaller than --reserved 0 + 1"),
+                (base + ["--shard", "-1/2"], "--shard must be K/N with 0 <= K < N, got -1/2"),
+                (base + ["--shard=-1/2"], "--shard must be K/N with 0 <= K < N, got -1/2"),
             ]
             for (arguments, message) in cases {
                 let r = try CLIRunner.run(arguments)
@@ -43,9 +47,22 @@ struct ArgumentCLITests {
             // The same error, whichever way the value is attached.
             let spaced = try CLIRunner.run(base + ["--dwell", "-1"]), attached = try CLIRunner.run(base + ["--dwell=-1"])
             #expect(spaced.stderr == attached.stderr)
+            let plan = ["plan", "--fences", fences, "--lat", "5", "--lon", "3"]
+            for (spacedArguments, attachedArguments) in [
+                (plan + ["--platform", "-5"], plan + ["--platform=-5"]), (base + ["--shard", "-1/2"], base + ["--shard=-1/2"]),
+            ] {
+                let spaced = try CLIRunner.run(spacedArguments), attached = try CLIRunner.run(attachedArguments)
+                #expect(spaced.stderr == attached.stderr, "\(spacedArguments)")
+            }
             // A negative value is a value, not an option: accepted where it is in range.
             let west = try CLIRunner.run(["nearest", "--fences", fences, "--lat", "-40.75", "--lon", "-73.98", "--count", "1", "--level", "-1"])
             #expect(west.status == 0, "\(west.stderr)")
+            // Fence ids and libraries are free text: one beginning with "-" is a value too.
+            let registered = try CLIRunner.run(plan + ["--platform", "ios", "--registered", "-gone,home"])
+            #expect(registered.status == 0, "\(registered.stderr)")
+            #expect(registered.stdout.contains(#""remove":["-gone"]"#), "\(registered.stdout)")
+            let library = try CLIRunner.run(["nearest", "--fences", fences, "--lat", "5", "--lon", "3", "--count", "1", "--library", "-none"])
+            #expect(library.status == 0 && library.stdout.isEmpty, "\(library.stderr)")
         }
     }
 

@@ -135,6 +135,9 @@ struct OutputSafetyCLITests {
             let summary = dir.appendingPathComponent("summary.json").path
             let old = Array("the previous run's events\n".utf8)
             try Data(old).write(to: URL(fileURLWithPath: out))
+            // The previous run's summary, beside its events: it must never be seen beside new ones.
+            let oldSummary = Array("{\"previous\":true,\"complete\":true}\n".utf8)
+            try Data(oldSummary).write(to: URL(fileURLWithPath: summary))
             let arguments = ["evaluate", "--fences", fences, "--fixes", fixes, "--output", out, "--summary", summary, "--quiet", "--threads", "2"]
             // The complete output, for comparison (written elsewhere), and how long a run takes.
             let reference = dir.appendingPathComponent("reference.ndjson").path
@@ -169,6 +172,8 @@ struct OutputSafetyCLITests {
                 #expect(now == old || now == complete, "seed \(seed) attempt \(attempt): \(now.count) bytes, neither the old \(old.count) nor the complete \(complete.count)")
                 if let text = Self.bytes(summary) {
                     #expect(String(decoding: text, as: UTF8.self).hasSuffix("\"complete\":true}\n"), "seed \(seed) attempt \(attempt)")
+                    // A summary belongs to the events beside it: the old one only beside the old events.
+                    #expect((text == oldSummary) == (now == old), "seed \(seed) attempt \(attempt): summary and events of different runs")
                 }
                 // Leftovers are named for the path and a killed process.
                 for name in try Self.temporaryFiles(in: dir) {

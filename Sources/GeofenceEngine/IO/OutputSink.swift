@@ -120,6 +120,15 @@ package final class OutputSink {
         try file?.commit()
     }
 
+    /// Removes the file now at the path (the previous run's), for a file path; does nothing
+    /// for a stream. For an output that must never be seen beside another output it does not
+    /// belong to: `geofence evaluate` removes the old summary before the new events appear, so
+    /// a run killed between the two renames leaves no summary rather than the old one.
+    package func removePreviousFile() {
+        guard let file, !committed else { return }
+        if Platform.remove(file.path) { Platform.synchronizeDirectory(AtomicFileWriter.split(file.path).folder) }
+    }
+
     /// True when the descriptor is a terminal (progress bars only draw on one).
     package var isTerminal: Bool { file == nil && Platform.isTerminal(fd) }
 }

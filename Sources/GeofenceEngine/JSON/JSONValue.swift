@@ -91,10 +91,10 @@ public struct JSONObject: Hashable, Sendable {
 }
 
 /// Number text conversions shared by the JSON and CSV readers.
-public enum JSONNumber {
+package enum JSONNumber {
     /// Correctly rounded value of a decimal literal (via the C library), or nil when the text
     /// is not entirely a number.
-    public static func parse(_ text: String) -> Double? {
+    package static func parse(_ text: String) -> Double? {
         var text = text
         return text.withUTF8 { bytes -> Double? in
             parse(UnsafeRawBufferPointer(bytes))
@@ -103,7 +103,7 @@ public enum JSONNumber {
 
     /// Correctly rounded value of the bytes, or nil unless they are entirely a finite or
     /// infinite decimal number (no hex, no `nan`, no spaces).
-    public static func parse(_ bytes: UnsafeRawBufferPointer) -> Double? {
+    package static func parse(_ bytes: UnsafeRawBufferPointer) -> Double? {
         guard !bytes.isEmpty, bytes.count < 400 else { return nil }
         // Only decimal syntax: digits, sign, dot, exponent.
         for b in bytes {
@@ -125,7 +125,7 @@ public enum JSONNumber {
 
     /// Shortest text that reads back as the same double; integers without a fraction. (A NaN,
     /// which JSON cannot hold, is "nan" whatever its payload.)
-    public static func text(_ value: Double) -> String {
+    package static func text(_ value: Double) -> String {
         var out: [UInt8] = []
         write(value, to: &out)
         return String(decoding: out, as: UTF8.self)
@@ -134,7 +134,7 @@ public enum JSONNumber {
     /// Appends ``text(_:)`` of `value` to `out`, without building a `String` for an integer
     /// (and through `description`, not string interpolation, for the rest: measured 44 against
     /// 74 ns a number): the batch writes two per event line.
-    public static func write(_ value: Double, to out: inout [UInt8]) {
+    package static func write(_ value: Double, to out: inout [UInt8]) {
         if value == value.rounded(), abs(value) < 1e15 {
             write(Int64(value), to: &out)
         } else {
@@ -144,7 +144,7 @@ public enum JSONNumber {
     }
 
     /// Appends `value` in decimal, as `String(value)` writes it.
-    public static func write(_ value: Int64, to out: inout [UInt8]) {
+    package static func write(_ value: Int64, to out: inout [UInt8]) {
         if value < 0 { out.append(UInt8(ascii: "-")) }
         var magnitude = value.magnitude
         var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 24 bytes: room for UInt64's 20 digits

@@ -30,9 +30,10 @@
 /// // and when the device changes floor.
 /// ```
 ///
-/// **Hysteresis** (``hysteresisFraction`` f, default 0.5). A fence registered already stays
-/// while it is still among the nearest within a margin, so the OS regions do not churn as the
-/// device moves. Let D be the distance to the nearest fence a plan *without* hysteresis
+/// **Hysteresis** (``hysteresisFraction`` f; default 0, the contract's plain nearest plan;
+/// 0.5 recommended for apps, ``recommendedHysteresisFraction``). A fence registered already
+/// stays while it is still among the nearest within a margin, so the OS regions do not churn
+/// as the device moves. Let D be the distance to the nearest fence a plan *without* hysteresis
 /// would leave out (the largest refresh distance any plan can have). Then:
 /// - every fence nearer than (1 − f)·D is monitored (so the refresh region's radius is at
 ///   least (1 − f)·D − 1 m: the device still moves that far before the next plan);

@@ -3,10 +3,7 @@ import GeofenceEngine
 
 // The code blocks of GettingStarted.md (Sources/GeofenceEngine/GeofenceEngine.docc) appear
 // here verbatim, in order, between the `// Checks` lines; `scripts/check-article-code.py`
-// fails when they drift apart. A line whose comment starts with "API:" is compared as the
-// text after it: the article already uses the names of the public API sweep (issue 12), the
-// code uses those of today's main until the sweep lands (then `--apply-api` of the script
-// puts the text in place of the line).
+// fails when they drift apart.
 
 /// The getting-started walk-through: fences, containment, nearest, a monitor, a snapshot
 /// restore, a plan after a fence update, and a batch run, each answer checked.
