@@ -9,6 +9,7 @@
 #include "geofence_geos_shim.h"
 
 #include <cstdio>
+#include <cmath>
 #include <cstring>
 #include <exception>
 #include <new>
@@ -149,4 +150,10 @@ extern "C" const char *gfs_compiled_geos_version(void) { return GEOS_VERSION; }
 extern "C" int gfs_heap_trim(void) { return malloc_trim(0); }
 #else
 extern "C" int gfs_heap_trim(void) { return 0; }
+#endif
+
+#ifdef __APPLE__
+extern "C" void gfs_sincos(double x, double *sine, double *cosine) { __sincos(x, sine, cosine); }
+#else
+extern "C" void gfs_sincos(double x, double *sine, double *cosine) { sincos(x, sine, cosine); }
 #endif

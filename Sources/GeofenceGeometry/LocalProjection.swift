@@ -33,13 +33,28 @@ package struct LocalProjection: Sendable {
     /// `latitude × degreesToRadians`) already at hand.
     @inlinable
     package func project(sinLatitude sinLat: Double, cosLatitude cosLat: Double, longitude: Double) -> (x: Double, y: Double) {
-        let dLon = longitude * Sphere.degreesToRadians - lon0
-        let cosDLon = Double.cos(dLon)
+        let dLon = longitudeOffset(longitude)
+        return project(sinLatitude: sinLat, cosLatitude: cosLat, sinLongitudeOffset: Double.sin(dLon), cosLongitudeOffset: Double.cos(dLon))
+    }
+
+    /// The longitude's offset from the centre's, in radians: what
+    /// ``project(sinLatitude:cosLatitude:sinLongitudeOffset:cosLongitudeOffset:)`` needs the
+    /// sine and cosine of.
+    @inlinable
+    package func longitudeOffset(_ longitude: Double) -> Double { longitude * Sphere.degreesToRadians - lon0 }
+
+    /// ``project(sinLatitude:cosLatitude:longitude:)`` with the sine and cosine of the
+    /// longitude offset (``longitudeOffset(_:)``) at hand too: a caller with a `sincos` saves
+    /// a call per point (the same values, so the same projection to the bit).
+    @inlinable
+    package func project(
+        sinLatitude sinLat: Double, cosLatitude cosLat: Double, sinLongitudeOffset sinDLon: Double, cosLongitudeOffset cosDLon: Double
+    ) -> (x: Double, y: Double) {
         let cosC = Swift.max(-1, Swift.min(1, sinLat0 * sinLat + cosLat0 * cosLat * cosDLon))
         let c = Double.acos(cosC)
         // k = c / sin c, with its limit 1 at the centre.
         let k = c < 1e-9 ? 1.0 : c / Double.sin(c)
-        let x = Sphere.radius * k * cosLat * Double.sin(dLon)
+        let x = Sphere.radius * k * cosLat * sinDLon
         let y = Sphere.radius * k * (cosLat0 * sinLat - sinLat0 * cosLat * cosDLon)
         return (x, y)
     }

@@ -41,12 +41,8 @@ package enum Sphere {
         _ threshold: Double, latitude1 lat1: Double, longitude1 lon1: Double, cosLatitude1 cos1: Double,
         latitude2 lat2: Double, longitude2 lon2: Double, cosLatitude2 cos2: Double
     ) -> Bool {
-        let x = 0.5 * (lat1 - lat2), y = 0.5 * (lon1 - lon2)
-        if abs(x) < 0.01 && abs(y) < 0.01 {
-            let x2 = x * x, y2 = y * y
-            let sx = x * (1 - x2 * (1.0 / 6) * (1 - x2 * (1.0 / 20)))
-            let sy = y * (1 - y2 * (1.0 / 6) * (1 - y2 * (1.0 / 20)))
-            let estimate = sx * sx + cos1 * cos2 * sy * sy
+        if let estimate = haversineTermEstimate(
+            latitude1: lat1, longitude1: lon1, cosLatitude1: cos1, latitude2: lat2, longitude2: lon2, cosLatitude2: cos2) {
             let margin = 1e-12 * Swift.max(estimate, threshold) + 1e-300
             if estimate < threshold - margin { return true }
             if estimate > threshold + margin { return false }
@@ -54,6 +50,27 @@ package enum Sphere {
         return haversineTerm(
             latitude1: lat1, longitude1: lon1, cosLatitude1: cos1,
             latitude2: lat2, longitude2: lon2, cosLatitude2: cos2) <= threshold
+    }
+
+    /// The haversine term estimated without `sin`, within 1e-15 of it (relative), for points
+    /// whose half-angle differences are below 0.01 rad (about 60 km); nil for others.
+    ///
+    /// The sines come from their series to the fifth power, whose truncation and rounding stay
+    /// far below that bound. A caller that needs the exact term decides with the estimate when
+    /// it is more than 1e-12 (relative) from what it compares with, and computes the term only
+    /// when it is not.
+    /// - Complexity: O(1), no calls.
+    @inlinable @inline(__always)
+    package static func haversineTermEstimate(
+        latitude1 lat1: Double, longitude1 lon1: Double, cosLatitude1 cos1: Double,
+        latitude2 lat2: Double, longitude2 lon2: Double, cosLatitude2 cos2: Double
+    ) -> Double? {
+        let x = 0.5 * (lat1 - lat2), y = 0.5 * (lon1 - lon2)
+        guard abs(x) < 0.01 && abs(y) < 0.01 else { return nil }
+        let x2 = x * x, y2 = y * y
+        let sx = x * (1 - x2 * (1.0 / 6) * (1 - x2 * (1.0 / 20)))
+        let sy = y * (1 - y2 * (1.0 / 6) * (1 - y2 * (1.0 / 20)))
+        return sx * sx + cos1 * cos2 * sy * sy
     }
 
     /// The haversine term between two coordinates.

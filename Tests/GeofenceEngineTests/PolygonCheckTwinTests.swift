@@ -77,6 +77,42 @@ struct PolygonCheckTwinTests {
         }
     }
 
+    /// The farthest vertex found from estimated terms against every term computed with `sin`:
+    /// rings near and far (beyond the estimate's 0.01 rad), vertices repeated, at the
+    /// antimeridian and near the poles.
+    @Test("the largest haversine term from estimates equals the largest exact term", arguments: [3, 4] as [UInt64])
+    func largestTerm(seed: UInt64) {
+        var rng = SplitMix64(seed: seed)
+        for round in 0..<3000 {
+            let center = Coordinate(latitude: rng.double(-89...89), longitude: rng.double(-180...180))
+            let spread = [1e-6, 1e-3, 0.3, 5][rng.int(0...3)]
+            var ring: [Double] = []
+            for _ in 0..<rng.int(1...40) {
+                let vertex = rng.chance(0.2) && ring.count >= 2
+                    ? (ring[ring.count - 2], ring[ring.count - 1])
+                    : (Sphere.wrapLongitude(center.longitude + rng.double(-spread...spread)),
+                       max(-90, min(90, center.latitude + rng.double(-spread...spread))))
+                ring += [vertex.0, vertex.1]
+            }
+            ring += [ring[0], ring[1]]  // closed, as rings are
+            let trig = stride(from: 0, to: ring.count - 1, by: 2).map { i -> SIMD4<Double> in
+                let lat = ring[i + 1] * Sphere.degreesToRadians
+                return SIMD4(sin(lat), cos(lat), lat, 0)
+            }
+            let lat1 = center.latitude * Sphere.degreesToRadians, lon1 = center.longitude * Sphere.degreesToRadians
+            var exact = -Double.infinity
+            for (v, i) in stride(from: 0, to: ring.count - 1, by: 2).enumerated() {
+                exact = max(exact, Sphere.haversineTerm(
+                    latitude1: lat1, longitude1: lon1, cosLatitude1: cos(lat1),
+                    latitude2: trig[v].z, longitude2: ring[i] * Sphere.degreesToRadians, cosLatitude2: trig[v].y))
+            }
+            let found = ring.withUnsafeBufferPointer { all in
+                MinimumEnclosingCircle.largestHaversineTerm(from: center, exteriors: 1, trig: trig) { _ in all }
+            }
+            #expect(found == exact, "seed \(seed) round \(round): \(found) against \(exact)")
+        }
+    }
+
     @Test("the shuffle's draws are spread over their whole range (Welzl's expected linear time)")
     func shuffleDraws() {
         var state: UInt64 = 12_345

@@ -75,6 +75,16 @@ struct GEOSTests {
         #expect(try context.validityProblem(of: fixed) == nil)
     }
 
+    @Test("sinCos gives the C library's sin and cos, to the bit")
+    func sinCos() {
+        var rng = SplitMix64(seed: 21)
+        for k in 0..<200_000 {
+            let x = k % 2 == 0 ? rng.double(-0.02...0.02) : rng.double(-400...400)
+            let (s, c) = CMath.sinCos(x)
+            #expect(s == sin(x) && c == cos(x), "at \(x)")
+        }
+    }
+
     @Test("minimum bounding circle of a square")
     func minimumCircle() throws {
         let context = try GEOSContext()

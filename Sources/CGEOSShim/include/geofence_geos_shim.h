@@ -57,6 +57,10 @@ const char *gfs_compiled_geos_version(void);
 /// memory was released, 0 when none could be, or when the C library has no such call.
 int gfs_heap_trim(void);
 
+/// The sine and cosine of `x` in one call: the C library's `sincos` (`__sincos` on
+/// Apple's), which gives the same two values as its `sin` and `cos` for about the price of one.
+void gfs_sincos(double x, double *sine, double *cosine);
+
 #ifdef __cplusplus
 }
 #endif

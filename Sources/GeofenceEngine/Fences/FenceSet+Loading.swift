@@ -63,16 +63,19 @@ extension FenceSet {
     private static func inspect(
         _ bytes: UnsafeRawBufferPointer, name: String, repair: Bool, file: MappedFile?, threads: Int? = nil, sliceBytes: Int? = nil
     ) throws -> FenceFileReport {
+        PhaseTrace.mark("start")
         let decoded = try GeoJSONFenceReader.read(
             bytes, name: name, repair: repair, threads: threads ?? Platform.coreCount, file: file, sliceBytes: sliceBytes)
         // Duplicate ids among every feature that got through decoding (valid or not), as the
         // validator checked them: a duplicate is reported as such, not for its geometry.
+        PhaseTrace.mark("decode")
         let lists = decoded.chunks.map { ($0.ids, $0.featureIndexes) } + decoded.rejected
         let (slots, duplicates) = FenceIDOrder.resolve(lists, recordLists: decoded.chunks.count)
         let duplicated = Set(duplicates.map(\.featureIndex))
         let problems = (decoded.problems.filter { !duplicated.contains($0.featureIndex) } + duplicates)
             .sorted { $0.featureIndex < $1.featureIndex }
         let repairs = decoded.repairs.filter { !duplicated.contains($0.featureIndex) }.sorted { $0.featureIndex < $1.featureIndex }
+        PhaseTrace.mark("id order")
         return FenceFileReport(
             featureCount: decoded.featureCount, problems: problems, repairs: repairs, isSequence: decoded.isSequence,
             chunks: decoded.chunks, slots: slots)
@@ -90,7 +93,9 @@ extension FenceSet {
         var report = try inspect(path: path, repair: repair)
         if !report.problems.isEmpty { throw FenceValidationError(problems: report.problems) }
         let set = FenceSet(report: &report)
+        PhaseTrace.mark("build")
         CHeap.returnFreedMemory()  // what loading freed (GEOS's geometries, the records) goes back
+        PhaseTrace.mark("heap trim")
         return set
     }
 

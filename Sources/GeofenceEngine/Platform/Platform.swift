@@ -384,6 +384,15 @@ package enum Platform {
         #endif
     }
 
+    /// The value of environment variable `name`, or nil when it is not set.
+    package static func environment(_ name: String) -> String? { getenv(name).map { String(cString: $0) } }
+
+    /// Writes `text` to standard error at once (unbuffered, whole).
+    package static func writeStandardError(_ text: String) {
+        var text = text
+        text.withUTF8 { _ = writeAll(2, UnsafeRawBufferPointer($0)) }
+    }
+
     /// Flushes the C library's output streams (for tools that mix `print` and raw writes).
     package static func flushStandardStreams() { fflush(nil) }
 

@@ -1,3 +1,4 @@
+import GeofenceGEOS
 import GeofenceGeometry
 import RealModule
 
@@ -22,16 +23,28 @@ enum MinimumEnclosingCircle {
     /// - Complexity: O(v) expected for v exterior vertices (a few trigonometric calls each).
     static func of(_ r: FenceRecords, _ i: Int, scratch: inout Scratch) -> EnclosingCircle {
         let parts = Int(r.partStarts[i])..<Int(r.partStarts[i + 1])
+        // Pointers, not the records: a closure capturing the records copies them (a retain and
+        // a release of each of their arrays per polygon).
         return r.vertices.withUnsafeBufferPointer { all in
-            of(exteriors: parts.count, scratch: &scratch) { part in
-                let ring = Int(r.ringStarts[parts.lowerBound + part])
-                return UnsafeBufferPointer(rebasing: all[(2 * Int(r.vertexStarts[ring]))..<(2 * Int(r.vertexStarts[ring + 1]))])
+            r.ringStarts.withUnsafeBufferPointer { ringStarts in
+                r.vertexStarts.withUnsafeBufferPointer { vertexStarts in
+                    of(exteriors: parts.count, scratch: &scratch) { part in
+                        let ring = Int(ringStarts[parts.lowerBound + part])
+                        return UnsafeBufferPointer(rebasing: all[(2 * Int(vertexStarts[ring]))..<(2 * Int(vertexStarts[ring + 1]))])
+                    }
+                }
             }
         }
     }
 
     /// The circle around `count` exterior rings (flat `[lon, lat, …]` buffers, closed), ring k
     /// being `exterior(k)`.
+    ///
+    /// Three `sincos` and two more calls per vertex where the first version made ten calls
+    /// (the trigonometry was the largest cost of loading polygons): `sincos` gives the C
+    /// library's `sin` and `cos` to the bit, and the farthest vertex is found from haversine
+    /// terms estimated without `sin`, the exact term computed only for the vertices within
+    /// rounding of the farthest. The circle is the one the ten calls gave, to the bit.
     static func of(exteriors count: Int, scratch: inout Scratch, _ exterior: (Int) -> UnsafeBufferPointer<Double>) -> EnclosingCircle {
         // Sines and cosines of every vertex's latitude, computed once.
         scratch.trig.removeAll(keepingCapacity: true)
@@ -41,8 +54,9 @@ enum MinimumEnclosingCircle {
             let ring = exterior(k)
             for i in stride(from: 0, to: ring.count - 1, by: 2) {
                 let lat = ring[i + 1] * Sphere.degreesToRadians, lon = ring[i] * Sphere.degreesToRadians
-                let sinLat = Double.sin(lat), cosLat = Double.cos(lat)
-                sx += cosLat * Double.cos(lon); sy += cosLat * Double.sin(lon); sz += sinLat
+                let (sinLat, cosLat) = CMath.sinCos(lat)
+                let (sinLon, cosLon) = CMath.sinCos(lon)
+                sx += cosLat * cosLon; sy += cosLat * sinLon; sz += sinLat
                 scratch.trig.append(SIMD4(sinLat, cosLat, lat, 0))
             }
         }
@@ -58,31 +72,63 @@ enum MinimumEnclosingCircle {
         for k in 0..<count {
             let ring = exterior(k)
             for i in stride(from: 0, to: ring.count - 1, by: 2) {
-                let p = projection.project(sinLatitude: scratch.trig[v].x, cosLatitude: scratch.trig[v].y, longitude: ring[i])
+                let (sinDLon, cosDLon) = CMath.sinCos(projection.longitudeOffset(ring[i]))
+                let p = projection.project(
+                    sinLatitude: scratch.trig[v].x, cosLatitude: scratch.trig[v].y, sinLongitudeOffset: sinDLon, cosLongitudeOffset: cosDLon)
                 scratch.points.append(SIMD2(p.x, p.y))
                 v += 1
             }
         }
         let planar = planarCircle(&scratch.points)
         let center = projection.unproject(x: planar.x, y: planar.y)
-        // The largest haversine term gives the largest distance (both grow together).
+        let radius = Sphere.distance(haversineTerm: largestHaversineTerm(from: center, exteriors: count, trig: scratch.trig, exterior))
+        // Round up to the millimetre so the circle holds every vertex despite rounding.
+        return EnclosingCircle(center: center, radius: (radius * 1000).rounded(.up) / 1000 + 0.001)
+    }
+
+    /// The largest haversine term from `center` to an exterior vertex (the farthest vertex:
+    /// distance grows with the term), exactly as computing every term with `sin` gives it.
+    ///
+    /// The terms are estimated first (``Sphere/haversineTermEstimate(latitude1:longitude1:cosLatitude1:latitude2:longitude2:cosLatitude2:)``,
+    /// within 1e-15 relative); only vertices whose estimate is within 1e-12 of the largest, or
+    /// that the estimate does not cover, get the exact term.
+    static func largestHaversineTerm(
+        from center: Coordinate, exteriors count: Int, trig: [SIMD4<Double>], _ exterior: (Int) -> UnsafeBufferPointer<Double>
+    ) -> Double {
         let lat1 = center.latitude * Sphere.degreesToRadians, lon1 = center.longitude * Sphere.degreesToRadians
         let cos1 = Double.cos(lat1)
-        var largest = -Double.infinity
+        @inline(__always) func exact(_ v: Int, _ longitude: Double) -> Double {
+            Sphere.haversineTerm(
+                latitude1: lat1, longitude1: lon1, cosLatitude1: cos1,
+                latitude2: trig[v].z, longitude2: longitude * Sphere.degreesToRadians, cosLatitude2: trig[v].y)
+        }
+        @inline(__always) func estimate(_ v: Int, _ longitude: Double) -> Double? {
+            Sphere.haversineTermEstimate(
+                latitude1: lat1, longitude1: lon1, cosLatitude1: cos1,
+                latitude2: trig[v].z, longitude2: longitude * Sphere.degreesToRadians, cosLatitude2: trig[v].y)
+        }
+        var largestEstimate = -Double.infinity, largestExact = -Double.infinity
+        var v = 0
+        for k in 0..<count {
+            let ring = exterior(k)
+            for i in stride(from: 0, to: ring.count - 1, by: 2) {
+                if let e = estimate(v, ring[i]) { largestEstimate = Swift.max(largestEstimate, e) } else {
+                    largestExact = Swift.max(largestExact, exact(v, ring[i]))
+                }
+                v += 1
+            }
+        }
+        guard largestEstimate > -Double.infinity else { return largestExact }
+        let floor = largestEstimate * (1 - 1e-12) - 1e-300
         v = 0
         for k in 0..<count {
             let ring = exterior(k)
             for i in stride(from: 0, to: ring.count - 1, by: 2) {
-                let a = Sphere.haversineTerm(
-                    latitude1: lat1, longitude1: lon1, cosLatitude1: cos1,
-                    latitude2: scratch.trig[v].z, longitude2: ring[i] * Sphere.degreesToRadians, cosLatitude2: scratch.trig[v].y)
-                largest = Swift.max(largest, a)
+                if let e = estimate(v, ring[i]), e >= floor { largestExact = Swift.max(largestExact, exact(v, ring[i])) }
                 v += 1
             }
         }
-        let radius = Sphere.distance(haversineTerm: largest)
-        // Round up to the millimetre so the circle holds every vertex despite rounding.
-        return EnclosingCircle(center: center, radius: (radius * 1000).rounded(.up) / 1000 + 0.001)
+        return largestExact
     }
 
     /// The smallest circle holding the points, in their plane: (centre x, centre y) and radius.

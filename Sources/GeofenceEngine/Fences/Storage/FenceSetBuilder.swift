@@ -16,6 +16,7 @@ enum FenceSetBuilder {
         let n = slots.count
         let g = gather(chunks, slots, threads: threads)
         // The R-tree and the storage order share one Hilbert sort when every fence has one box.
+        PhaseTrace.mark("gather")
         let entryOrder = PackedRTree.hilbertOrder(g.entryBoxes)
         let order: [Int]  // storage position -> slot
         if g.entryBoxes.count == n {
@@ -29,6 +30,7 @@ enum FenceSetBuilder {
         var position = [Int32](repeating: 0, count: n)
         for (k, slot) in order.enumerated() { position[slot] = Int32(k) }
         let storage = position
+        PhaseTrace.mark("hilbert")
         // Independent parts, two at a time.
         let tree = TaskResult<PackedRTree>(), directory = TaskResult<CellDirectory>()
         let fragments = TaskResult<ByteTable>(), idTable = TaskResult<FenceIDTable>()
@@ -38,13 +40,18 @@ enum FenceSetBuilder {
             { fragments.value = EventLineFormatter.fenceFragments(ids: g.ids, circles: g.circles, levels: g.levels, properties: g.properties) },
             { idTable.value = FenceIDTable(ids: g.ids) },
         ])
+        PhaseTrace.mark("tree, directory, fragments, id table")
         let circleRecords = order.map { circleRecord(g.attributes[$0], g.circles[$0]) }
         let levelBuffer = FrozenBuffer<Int>(count: n) { out in
             for (k, slot) in order.enumerated() { out.initializeElement(at: k, to: g.levels[slot]) }
         }
+        PhaseTrace.mark("records, levels")
         let shapes = FenceShapeScatter.scatter(&chunks, order: order, sizes: g.shapeSizes, recordSlots: g.recordSlots, threads: threads)
+        PhaseTrace.mark("scatter")
         let polygonEdges = PolygonEdgeIndex(shapes: shapes, count: n, threads: threads)
+        PhaseTrace.mark("edge runs")
         let polygonCells = PolygonCellIndex(shapes: shapes, circleRecords: circleRecords, threads: threads)
+        PhaseTrace.mark("cells")
         var largest = 0.0
         for slot in 0..<n { largest = Swift.max(largest, g.circles[slot].z) }
         var anyLevel = false
