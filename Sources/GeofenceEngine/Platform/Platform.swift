@@ -285,6 +285,18 @@ package enum Platform {
         #endif
     }
 
+    /// Page faults the process has taken without reading from disk (`ru_minflt`): mostly
+    /// first touches of fresh memory, which the kernel must clear (for profiling).
+    package static func minorPageFaults() -> Int {
+        var usage = rusage()
+        #if canImport(Glibc)
+        guard getrusage(RUSAGE_SELF.rawValue, &usage) == 0 else { return 0 }
+        #else
+        guard getrusage(RUSAGE_SELF, &usage) == 0 else { return 0 }
+        #endif
+        return Int(usage.ru_minflt)
+    }
+
     // MARK: Time, processes, numbers
 
     /// Seconds on the monotonic clock (for durations only).
