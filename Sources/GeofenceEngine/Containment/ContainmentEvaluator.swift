@@ -156,7 +156,7 @@ struct HotPath {
         directoryEnabled = set.directory.isEnabled
         directory = set.directory.view
         polygons = set.storage.polygonEdges.view
-        cells = set.storage.polygonCells.view(vertices: set.storage.shapes.vertices.pointer)
+        cells = set.storage.polygonCells.view(vertices: set.storage.shapes.vertices.pointer, vertexCount: set.storage.shapes.vertices.count / 2)
         storage = set.storage.storageIndex.pointer
         records = set.storage.polygonCells.records.pointer
         levels = set.storage.levelBuffer.pointer

@@ -62,20 +62,32 @@ struct PolygonCellIndex: Sendable {
     /// The cells a polygon of `edges` edges gets before the listed-edge limit is applied.
     static func cellTarget(edges: Int) -> Int { Swift.min(maximumCells, Swift.max(baseCells, 2 * edges)) }
 
-    /// The index as plain pointers (valid while `self` and the vertex buffer live).
-    func view(vertices: UnsafePointer<Double>) -> View {
-        View(records: records.pointer, cells: cells.pointer, edges: edges.pointer, vertices: vertices)
+    /// The index as plain pointers (valid while `self` and the vertex buffer, of
+    /// `vertexCount` positions, live).
+    func view(vertices: UnsafePointer<Double>, vertexCount: Int) -> View {
+        View(
+            records: records.pointer, cells: cells.pointer, edges: edges.pointer, vertices: vertices,
+            edgeCount: edges.count, lastEdgeStart: Swift.max(0, vertexCount - 2))
     }
 
     /// Bytes held.
     var memoryBytes: Int { records.count * 32 + cells.count * 2 + edges.count * 4 }
 
     /// The test over raw pointers: no reference counting per query.
+    ///
+    /// Reads stay in bounds for any index that passed the compiled file's structure checks,
+    /// which check each polygon's grid and bases but not every cell and listed edge (that read
+    /// every cell of a million-fence file on open): a cell's edge range is clamped to the
+    /// listed edges, and a listed edge to the vertices. For a set built by the engine the
+    /// clamps never bind; a crafted file can only get wrong answers, never a stray read.
     struct View {
         let records: UnsafePointer<SIMD4<Double>>
         let cells: UnsafePointer<UInt16>
         let edges: UnsafePointer<UInt32>
         let vertices: UnsafePointer<Double>
+        /// Listed edges in all, and the last position an edge may start at.
+        let edgeCount: Int
+        let lastEdgeStart: Int
 
         /// Exact location of (longitude x, latitude y) in the gridded polygon whose record is
         /// `(low, high)`, or `undecided` when GEOS must settle it. Requires `kx > 0`.
@@ -102,7 +114,8 @@ struct PolygonCellIndex: Sendable {
             let entry = cells[cell]
             let listBase = Int(truncatingIfNeeded: bases >> 32)
             return CellHit(
-                from: listBase &+ Int(entry & 0x7FFF), to: listBase &+ Int(cells[cell &+ 1] & 0x7FFF), odd: entry & 0x8000 != 0)
+                from: Swift.min(listBase &+ Int(entry & 0x7FFF), edgeCount),
+                to: Swift.min(listBase &+ Int(cells[cell &+ 1] & 0x7FFF), edgeCount), odd: entry & 0x8000 != 0)
         }
 
         /// The second half of ``test(_:_:x:y:)``: the listed edges of the point's cell.
@@ -111,7 +124,7 @@ struct PolygonCellIndex: Sendable {
             var odd = hit.odd
             var k = hit.from
             while k < hit.to {
-                switch PolygonEdgeIndex.crossing(vertices + 2 &* Int(edges[k]), x: x, y: y) {
+                switch PolygonEdgeIndex.crossing(vertices + 2 &* Swift.min(Int(edges[k]), lastEdgeStart), x: x, y: y) {
                 case .none: break
                 case .east: odd.toggle()
                 case .boundary: return .inside
