@@ -126,6 +126,7 @@ struct EvaluateCommand: ParsableCommand {
     }
 
     func run() throws {
+        PhaseTrace.mark("evaluate: start")
         // Nothing is read or written before the outputs are known not to be inputs ("-" as
         // the summary is standard error, a stream).
         let summaryPath = summary == "-" ? nil : summary
@@ -134,6 +135,7 @@ struct EvaluateCommand: ParsableCommand {
         let loadStart = Platform.monotonicSeconds()
         let fenceSet = try FenceLoading.load(path: fences, repair: repair)
         let fenceLoadSeconds = Platform.monotonicSeconds() - loadStart
+        PhaseTrace.mark("evaluate: fences loaded")
         let options = BatchOptions(
             configuration: try trackerConfiguration(), threads: min(threads ?? Self.coreCount, WorkerPool.maximumThreads),
             shard: shard.flatMap(ShardSpec.init) ?? .all, sortedInput: sortedInput, header: try headerColumns(),
@@ -150,6 +152,7 @@ struct EvaluateCommand: ParsableCommand {
             let summaryFile = try summaryPath.map { try OutputSink(path: $0) }
             let bar = ProgressBar(totalBytes: Self.fileSize(fixes), quiet: quiet)
             var result = try evaluator.run(reader, output: sink) { rows, bytes in bar.update(rows: rows, bytes: bytes) }
+            PhaseTrace.mark("evaluate: fixes evaluated")
             result.fenceLoadSeconds = fenceLoadSeconds
             bar.finish()
             if let summaryFile {
@@ -164,6 +167,7 @@ struct EvaluateCommand: ParsableCommand {
         if !quiet { FileHandleText.standardError(result.line + "\n") }
         // Last on standard error, after the line for people, so a reader takes the last line.
         if summary == "-" { FileHandleText.standardError(String(decoding: Self.jsonLine(result), as: UTF8.self)) }
+        PhaseTrace.mark("evaluate: outputs committed")
     }
 
     /// The summary as one line of JSON (the writer puts no line break inside).

@@ -6,9 +6,10 @@ import Testing
 /// (``JSONNumber/parse(_:)-5ct5m``), which the tree reader used.
 @Suite("Number conversion")
 struct JSONNumberTwinTests {
-    /// The reader's value of a literal.
-    static func read(_ literal: String) -> Double?? {
-        let bytes = Array(literal.utf8) + [UInt8(ascii: ",")]
+    /// The reader's value of a literal, followed by `trailer` (long trailers let the reader
+    /// load eight bytes at a time past the literal's end, as inside a file).
+    static func read(_ literal: String, trailer: String = ",") -> Double?? {
+        let bytes = Array(literal.utf8) + Array(trailer.utf8)
         return bytes.withUnsafeBufferPointer { b -> Double?? in
             var s = GeoJSONScanner(base: b.baseAddress!, from: 0, end: b.count)
             guard let (range, value) = try? s.numberAndValue(), range.count == literal.utf8.count else { return nil }
@@ -16,8 +17,8 @@ struct JSONNumberTwinTests {
         }
     }
 
-    static func agree(_ literal: String) -> Bool {
-        guard let mine = read(literal) else { return false }
+    static func agree(_ literal: String, trailer: String = ",") -> Bool {
+        guard let mine = read(literal, trailer: trailer) else { return false }
         let reference = JSONNumber.parse(literal)
         guard let a = mine, let b = reference else { return mine == nil && reference == nil }
         return a.bitPattern == b.bitPattern
@@ -49,8 +50,12 @@ struct JSONNumberTwinTests {
             if rng.chance(0.1) { text += (rng.chance(0.5) ? "e" : "E-") + String(rng.int(0...30)) }
             literals.append(text)
         }
-        for literal in literals {
-            #expect(Self.agree(literal), "seed \(seed): \(literal): \(String(describing: Self.read(literal))) against \(String(describing: JSONNumber.parse(literal)))")
+        let trailers = [",", "]", ",12345678901234567890]", "],[-73.9,40.7]]]}", " \n\t,0.5"]
+        for (k, literal) in literals.enumerated() {
+            let trailer = trailers[k % trailers.count]
+            #expect(
+                Self.agree(literal, trailer: trailer),
+                "seed \(seed): \(literal) before \(trailer): \(String(describing: Self.read(literal, trailer: trailer))) against \(String(describing: JSONNumber.parse(literal)))")
         }
     }
 

@@ -1,4 +1,5 @@
 import Testing
+import GeofenceTestSupport
 @testable import GeofenceEngine
 
 /// The packed R-tree on its own: searches and nearest against brute force over raw boxes.
@@ -167,5 +168,33 @@ struct PackedRTreeTests {
         // Consecutive curve positions are neighbouring cells: the 4096 values of the 64×64
         // corner are 0..<4096 (the curve fills a quadrant before leaving it).
         #expect(seen.max().map(Int.init) == 64 * 64 - 1)
+    }
+}
+
+/// The radix sorts against the standard library's sort.
+@Suite("Radix sort")
+struct RadixSortTests {
+    @Test("sort and sort by the upper word equal the standard library's order", arguments: [1, 2] as [UInt64])
+    func twin(seed: UInt64) {
+        var rng = SplitMix64(seed: seed)
+        for round in 0..<200 {
+            let n = rng.int(0...3_000)
+            // Few distinct values some rounds (skipped passes, ties), full range others.
+            let mask: UInt64 = [0xFF, 0xFFFF_0000_0000, .max][rng.int(0...2)]
+            var keys = (0..<n).map { _ in UInt64.random(in: 0...UInt64.max, using: &rng) & mask }
+            let spare = UnsafeMutablePointer<UInt64>.allocate(capacity: max(1, n))
+            defer { spare.deallocate() }
+            var sorted = keys
+            sorted.withUnsafeMutableBufferPointer { RadixSort.sort($0.baseAddress ?? spare, spare: spare, count: n) }
+            #expect(sorted == keys.sorted(), "seed \(seed) round \(round)")
+            // By the upper word only, stably: the low words keep their order within a tie.
+            keys = (0..<n).map { i in (UInt64.random(in: 0...UInt64.max, using: &rng) & mask & 0xFFFF_FFFF_0000_0000) | UInt64(i) }
+            let expected = keys.enumerated().sorted { ($0.element >> 32, $0.offset) < ($1.element >> 32, $1.offset) }.map(\.element)
+            var a = UnsafeMutablePointer<UInt64>.allocate(capacity: max(1, n)), b = UnsafeMutablePointer<UInt64>.allocate(capacity: max(1, n))
+            defer { a.deallocate(); b.deallocate() }
+            a.initialize(from: keys, count: n)
+            RadixSort.byHighWord(count: n, largest: keys.map { $0 >> 32 }.max() ?? 0, keys: { a }, spare: { b }, swap: { swap(&a, &b) })
+            #expect(Array(UnsafeBufferPointer(start: a, count: n)) == expected, "seed \(seed) round \(round): by the upper word")
+        }
     }
 }

@@ -48,7 +48,7 @@ extension ContainmentEvaluator {
         let found = try blocks(
             sLat, sLon, levels == nil ? nil : UnsafePointer(sLevel), indexes: sIndex, count: n, options: options, scratch: scratch)
         // Back to input order.
-        Self.radixSortByHighWord(
+        RadixSort.byHighWord(
             count: found, largest: UInt64(n), keys: { scratch.pairs }, spare: { scratch.pairSpare }, swap: scratch.swapPairBuffers)
         return found
     }
@@ -78,36 +78,6 @@ extension ContainmentEvaluator {
         func tile(_ cell: (column: Int, row: Int)?) -> Int {
             guard let cell else { return count &- 1 }
             return (cell.row >> shift) &* columns &+ (cell.column >> shift)
-        }
-    }
-
-    /// Sorts `keys()[0 ..< n]` by their upper 32 bits (all at most `largest`), stably, in passes
-    /// of 11 bits through `spare()`, calling `swap` after each pass (so `keys()` holds the result).
-    static func radixSortByHighWord(
-        count n: Int, largest: UInt64, keys: () -> UnsafeMutablePointer<UInt64>, spare: () -> UnsafeMutablePointer<UInt64>,
-        swap: () -> Void
-    ) {
-        guard n > 1 else { return }
-        let bits = 64 - largest.leadingZeroBitCount
-        var shift = 32
-        withUnsafeTemporaryAllocation(of: Int.self, capacity: 2049) { counts in
-            while shift < 32 + Swift.max(1, bits) {
-                let source = keys(), target = spare()
-                counts.initialize(repeating: 0)
-                for k in 0..<n { counts[Int(source[k] >> UInt64(shift) & 0x7FF) &+ 1] &+= 1 }
-                if counts[Int(source[0] >> UInt64(shift) & 0x7FF) &+ 1] == n {
-                    shift += 11  // one bucket holds everything: this digit is already sorted
-                    continue
-                }
-                for b in 0..<2048 { counts[b &+ 1] &+= counts[b] }
-                for k in 0..<n {
-                    let b = Int(source[k] >> UInt64(shift) & 0x7FF)
-                    target[counts[b]] = source[k]
-                    counts[b] &+= 1
-                }
-                swap()
-                shift += 11
-            }
         }
     }
 }

@@ -73,9 +73,7 @@ package final class CellDirectory: Sendable {
         let width = Swift.max(extent.maxLongitude - extent.minLongitude, 1e-9)
         let height = Swift.max(extent.maxLatitude - extent.minLatitude, 1e-9)
         let wanted = Double(Swift.min(Self.maximumCells, Swift.max(64, n * Self.cellsPerEntry)))
-        var sides = entryBoxes.map { Swift.max($0.maxLongitude - $0.minLongitude, $0.maxLatitude - $0.minLatitude) }
-        let median = sides.isEmpty ? 0 : { sides.sort(); return sides[sides.count / 2] }()
-        var side = Swift.max((width * height / wanted).squareRoot(), median / 1)
+        var side = Swift.max((width * height / wanted).squareRoot(), Self.medianSide(entryBoxes))
         // Coarser cells until few boxes are too large to copy into their cells.
         var attempt = 0
         while true {
@@ -87,65 +85,73 @@ package final class CellDirectory: Sendable {
             attempt += 1
         }
         let layout = Self.layout(extent: extent, width: width, height: height, side: side)
-        let columns = layout.columns, rows = layout.rows
-        let inverseWidth = layout.inverseWidth, inverseHeight = layout.inverseHeight
-        @inline(__always) func column(_ lon: Double) -> Int { layout.column(lon) }
-        @inline(__always) func row(_ lat: Double) -> Int { layout.row(lat) }
-        // Pass 1: count entries per cell; set the large ones aside.
-        var counts = [UInt32](repeating: 0, count: columns * rows + 1)
-        var isLarge = [Bool](repeating: false, count: n)
+        let columns = layout.columns, rows = layout.rows, cells = columns * rows
+        // Pass 1: count entries per cell (the starts, filled in place); set the large ones aside.
+        let starts = UnsafeMutablePointer<UInt32>.allocate(capacity: cells + 1)
+        starts.initialize(repeating: 0, count: cells + 1)
         var largeBoxes: [SIMD4<Float>] = [], largeSlots: [UInt64] = []
+        var largeEntry = [Bool](repeating: false, count: n)
         for (e, box) in entryBoxes.enumerated() {
             if layout.cellCount(box) > Self.maximumCellsPerEntry {
-                isLarge[e] = true
+                largeEntry[e] = true
                 largeBoxes.append(PackedRTree.packed(box))
                 largeSlots.append(Self.key(slot: entrySlots[e], storage: entryStorage[e]))
                 continue
             }
-            for cy in row(box.minLatitude)...row(box.maxLatitude) {
-                for cx in column(box.minLongitude)...column(box.maxLongitude) { counts[cy * columns + cx + 1] += 1 }
+            for cy in layout.row(box.minLatitude)...layout.row(box.maxLatitude) {
+                for cx in layout.column(box.minLongitude)...layout.column(box.maxLongitude) { starts[cy * columns + cx + 1] &+= 1 }
             }
         }
         guard largeBoxes.count <= Self.maximumLargeEntries else {
+            starts.deallocate()
             self.init(disabled: ())
             return
         }
-        for c in 0..<(columns * rows) { counts[c + 1] += counts[c] }
+        for c in 0..<cells { starts[c + 1] &+= starts[c] }
         // Pass 2: fill, in entry (= slot) order, so each cell's run is sorted by slot.
-        var cursor = counts
-        let pairs = Int(counts[columns * rows])
-        var boxes = [SIMD4<Float>](repeating: .zero, count: pairs)
-        var slots = [UInt64](repeating: 0, count: pairs)
-        for (e, box) in entryBoxes.enumerated() where !isLarge[e] {
-            let stored = PackedRTree.packed(box)
-            for cy in row(box.minLatitude)...row(box.maxLatitude) {
-                for cx in column(box.minLongitude)...column(box.maxLongitude) {
+        let pairs = Int(starts[cells])
+        let cursor = UnsafeMutablePointer<UInt32>.allocate(capacity: Swift.max(1, cells))
+        cursor.initialize(from: starts, count: cells)
+        let boxes = UnsafeMutablePointer<SIMD4<Float>>.allocate(capacity: Swift.max(1, pairs))
+        let slots = UnsafeMutablePointer<UInt64>.allocate(capacity: Swift.max(1, pairs))
+        for (e, box) in entryBoxes.enumerated() where !largeEntry[e] {
+            let stored = PackedRTree.packed(box), key = Self.key(slot: entrySlots[e], storage: entryStorage[e])
+            for cy in layout.row(box.minLatitude)...layout.row(box.maxLatitude) {
+                for cx in layout.column(box.minLongitude)...layout.column(box.maxLongitude) {
                     let p = Int(cursor[cy * columns + cx])
                     boxes[p] = stored
-                    slots[p] = Self.key(slot: entrySlots[e], storage: entryStorage[e])
-                    cursor[cy * columns + cx] += 1
+                    slots[p] = key
+                    cursor[cy * columns + cx] &+= 1
                 }
             }
         }
-        self.init(
-            extent: extent, columns: columns, rows: rows, inverseWidth: inverseWidth, inverseHeight: inverseHeight,
-            starts: counts, boxes: boxes, slots: slots, largeBoxes: largeBoxes, largeSlots: largeSlots)
-    }
-
-    private convenience init(
-        extent: BoundingBox, columns: Int, rows: Int, inverseWidth: Double, inverseHeight: Double, starts: [UInt32],
-        boxes: [SIMD4<Float>], slots: [UInt64], largeBoxes: [SIMD4<Float>], largeSlots: [UInt64]
-    ) {
+        cursor.deallocate()
         var most = 0
-        for c in 0..<(columns * rows) { most = Swift.max(most, Int(starts[c + 1] - starts[c])) }
+        for c in 0..<cells { most = Swift.max(most, Int(starts[c + 1] &- starts[c])) }
+        let startBuffer = FrozenBuffer(adopting: starts, count: cells + 1)
         self.init(
             grid: Grid(
                 isEnabled: true, minLongitude: extent.minLongitude, minLatitude: extent.minLatitude,
-                maxLongitude: extent.maxLongitude, maxLatitude: extent.maxLatitude, inverseCellWidth: inverseWidth,
-                inverseCellHeight: inverseHeight, columns: columns, rows: rows, maximumCandidates: most + largeSlots.count),
-            starts: FrozenBuffer(starts), occupied: FrozenBuffer(Self.occupancy(starts: starts, cells: columns * rows)),
-            boxes: FrozenBuffer(boxes), slots: FrozenBuffer(slots),
+                maxLongitude: extent.maxLongitude, maxLatitude: extent.maxLatitude, inverseCellWidth: layout.inverseWidth,
+                inverseCellHeight: layout.inverseHeight, columns: columns, rows: rows, maximumCandidates: most + largeSlots.count),
+            starts: startBuffer, occupied: FrozenBuffer(Self.occupancy(starts: startBuffer.buffer, cells: cells)),
+            boxes: FrozenBuffer(adopting: boxes, count: pairs), slots: FrozenBuffer(adopting: slots, count: pairs),
             largeBoxes: FrozenBuffer(largeBoxes), largeSlots: FrozenBuffer(largeSlots))
+    }
+
+    /// The median of the boxes' longer sides (in degrees; the upper median for an even count):
+    /// the sides' bit patterns (non-negative doubles order as integers) radix-sorted.
+    /// - Complexity: O(n).
+    static func medianSide(_ boxes: [BoundingBox]) -> Double {
+        let n = boxes.count
+        guard n > 0 else { return 0 }
+        let keys = UnsafeMutablePointer<UInt64>.allocate(capacity: n), spare = UnsafeMutablePointer<UInt64>.allocate(capacity: n)
+        defer { keys.deallocate(); spare.deallocate() }
+        for (k, box) in boxes.enumerated() {
+            keys[k] = Swift.max(box.maxLongitude - box.minLongitude, box.maxLatitude - box.minLatitude).bitPattern
+        }
+        RadixSort.sort(keys, spare: spare, count: n)
+        return Double(bitPattern: keys[n / 2])
     }
 
     /// The occupancy bits of `cells` cells from their starts (see the layout above).

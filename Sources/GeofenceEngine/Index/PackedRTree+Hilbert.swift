@@ -16,15 +16,24 @@ extension PackedRTree {
         let width = extent.maxLongitude - extent.minLongitude, height = extent.maxLatitude - extent.minLatitude
         let scaleX = width > 0 && width.isFinite ? maxCell / width : 0
         let scaleY = height > 0 && height.isFinite ? maxCell / height : 0
-        var keys = [UInt64](repeating: 0, count: items.count)
+        let n = items.count
+        guard n > 1 else { return Array(0..<n) }
+        // Keys `hilbert << 32 | index`, put in order by a stable radix sort of their high words
+        // (ties keep the index order): the order `keys.sort()` gives, in linear time.
+        var keys = UnsafeMutablePointer<UInt64>.allocate(capacity: n)
+        var spare = UnsafeMutablePointer<UInt64>.allocate(capacity: n)
+        defer { keys.deallocate(); spare.deallocate() }
+        var largest: UInt64 = 0
         for (i, box) in items.enumerated() {
             let c = box.center
             let x = UInt32(((c.longitude - extent.minLongitude) * scaleX).rounded(.down).clamped(0, maxCell))
             let y = UInt32(((c.latitude - extent.minLatitude) * scaleY).rounded(.down).clamped(0, maxCell))
-            keys[i] = UInt64(hilbert(x: x, y: y)) << 32 | UInt64(i)
+            let h = UInt64(hilbert(x: x, y: y))
+            largest = Swift.max(largest, h)
+            keys[i] = h << 32 | UInt64(i)
         }
-        keys.sort()
-        return keys.map { Int($0 & 0xFFFF_FFFF) }
+        RadixSort.byHighWord(count: n, largest: largest, keys: { keys }, spare: { spare }, swap: { Swift.swap(&keys, &spare) })
+        return (0..<n).map { Int(keys[$0] & 0xFFFF_FFFF) }
     }
 
     /// Position of cell (x, y), each in 0..<65,536, along the Hilbert curve of order 16.

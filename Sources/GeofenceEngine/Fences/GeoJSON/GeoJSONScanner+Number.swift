@@ -32,6 +32,15 @@ extension GeoJSONScanner {
             i &+= 1
             let first = i
             while i < end {
+                // Eight digits at a time once the digits are significant, while a whole word
+                // can be loaded and the mantissa cannot overflow (at most 19 digits in all).
+                if mantissa != 0 && digits <= 11 && i &+ 8 <= end {
+                    let n = DecimalParser.eightDigits(UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self), into: &mantissa)
+                    digits &+= n
+                    i &+= n
+                    if n < 8 { break }
+                    continue
+                }
                 let d = base[i] &- 0x30
                 if d > 9 { break }
                 // Leading zeros of a fraction (0.000…) are not significant digits.

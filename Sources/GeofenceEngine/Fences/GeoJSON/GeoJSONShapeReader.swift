@@ -20,7 +20,7 @@ struct GeoJSONShapeReader {
         var reader = GeoJSONShapeReader()
         switch type {
         case .point:
-            reader.point = try reader.position(present: present, &scanner, depth: depth, what: "Point coordinates")
+            reader.point = try reader.position(present: present, &scanner, depth: depth, place: nil)
         case .polygon:
             try reader.polygon(present: present, &scanner, depth: depth, part: nil, into: &records)
         case .multiPolygon:
@@ -60,36 +60,50 @@ struct GeoJSONShapeReader {
         } while try s.separator(close: UInt8(ascii: "]"))
     }
 
+    /// Which ring (and position) a problem is in, as plain numbers: the words are made only
+    /// when a problem is reported (closures that made them cost a retain and a release per
+    /// position: 5 % of loading polygons).
+    struct Place {
+        /// The MultiPolygon part, or nil for a Polygon.
+        var part: Int?
+        /// 0 the exterior ring, k the k-th hole.
+        var ring: Int = 0
+
+        /// "Polygon" or "MultiPolygon polygon k".
+        var polygon: String { part.map { "MultiPolygon polygon \($0)" } ?? "Polygon" }
+        /// "… exterior ring" or "… hole k".
+        var ringName: String { ring == 0 ? "\(polygon) exterior ring" : "\(polygon) hole \(ring)" }
+    }
+
     /// A polygon: a GeoJSON Polygon's coordinates (`part` nil), or part `part` of a MultiPolygon.
     private mutating func polygon(
         present: Bool, _ s: inout GeoJSONScanner, depth: Int, part: Int?, into records: inout FenceRecords
     ) throws(JSONSyntaxError) {
-        let what = { part.map { "MultiPolygon polygon \($0)" } ?? "Polygon" }
+        var place = Place(part: part)
         guard present, s.current == UInt8(ascii: "[") else {
-            report("\(what()) coordinates must be an array of rings")
+            report("\(place.polygon) coordinates must be an array of rings")
             if present { try s.skipValue(depth: depth) }
             return
         }
-        if try s.enter(depth: depth &+ 1, close: UInt8(ascii: "]")) { report("\(what()) has no rings"); return }
-        var ring = 0
+        if try s.enter(depth: depth &+ 1, close: UInt8(ascii: "]")) { report("\(place.polygon) has no rings"); return }
         repeat {
             s.skipWhitespace()
             if problem != nil {
                 try s.skipValue(depth: depth &+ 1)
             } else {
-                try self.ring(&s, depth: depth &+ 1, name: { ring == 0 ? "\(what()) exterior ring" : "\(what()) hole \(ring)" }, into: &records)
+                try ring(&s, depth: depth &+ 1, place: place, into: &records)
             }
-            ring &+= 1
+            place.ring &+= 1
         } while try s.separator(close: UInt8(ascii: "]"))
         if problem == nil { records.ringStarts.append(UInt32(records.vertexStarts.count - 1)) }
     }
 
-    /// One ring; `name` says which, for messages.
+    /// One ring, at `place` (for messages).
     private mutating func ring(
-        _ s: inout GeoJSONScanner, depth: Int, name: () -> String, into records: inout FenceRecords
+        _ s: inout GeoJSONScanner, depth: Int, place: Place, into records: inout FenceRecords
     ) throws(JSONSyntaxError) {
         guard s.current == UInt8(ascii: "[") else {
-            report("\(name()) must be an array of positions")
+            report("\(place.ringName) must be an array of positions")
             try s.skipValue(depth: depth)
             return
         }
@@ -100,7 +114,7 @@ struct GeoJSONShapeReader {
                 s.skipWhitespace()
                 if problem != nil {
                     try s.skipValue(depth: depth &+ 1)
-                } else if let c = try position(present: true, &s, depth: depth &+ 1, what: "\(name()) position \(count)") {
+                } else if let c = try position(present: true, &s, depth: depth &+ 1, place: place, index: count) {
                     records.vertices.append(c.longitude)
                     records.vertices.append(c.latitude)
                 }
@@ -109,21 +123,23 @@ struct GeoJSONShapeReader {
         }
         guard problem == nil else { return }
         guard count >= 4 else {
-            report("\(name()) has \(count) positions; a ring needs at least 4")
+            report("\(place.ringName) has \(count) positions; a ring needs at least 4")
             return
         }
-        let v = records.vertices, last = v.count &- 2
-        guard v[first] == v[last], v[first &+ 1] == v[last &+ 1] else {
-            report("\(name()) is not closed (its last position must repeat the first)")
+        let last = records.vertices.count &- 2
+        guard records.vertices[first] == records.vertices[last], records.vertices[first &+ 1] == records.vertices[last &+ 1] else {
+            report("\(place.ringName) is not closed (its last position must repeat the first)")
             return
         }
         records.vertexStarts.append(UInt32(records.vertices.count / 2))
     }
 
     /// A position `[longitude, latitude, …]`: the coordinate, or nil with the problem reported.
+    /// `place` nil: a Point's coordinates; else position `index` of that ring.
     private mutating func position(
-        present: Bool, _ s: inout GeoJSONScanner, depth: Int, what: @autoclosure () -> String
+        present: Bool, _ s: inout GeoJSONScanner, depth: Int, place: Place?, index: Int = 0
     ) throws(JSONSyntaxError) -> Coordinate? {
+        @inline(never) func what() -> String { place.map { "\($0.ringName) position \(index)" } ?? "Point coordinates" }
         guard present, s.current == UInt8(ascii: "[") else {
             report("\(what()) must be a position [longitude, latitude]")
             if present { try s.skipValue(depth: depth) }
