@@ -39,38 +39,31 @@ struct LoadBench {
         return [Input(form: "geojson", path: collection), Input(form: "geojsonseq", path: sequence), Input(form: "compiled", path: compiled)]
     }
 
-    /// Seconds and exit status of a child process (output discarded).
-    static func run(_ arguments: [String]) throws -> Double {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: arguments[0])
-        process.arguments = Array(arguments.dropFirst())
-        process.standardOutput = FileHandle.nullDevice
-        let start = Measure.now()
-        try process.run()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw BenchError("\(arguments.joined(separator: " ")) failed (\(process.terminationStatus))") }
-        return Measure.now() - start
+    /// Wall seconds and peak resident MiB of a child process (output discarded; see
+    /// `Platform.runAndWait`).
+    static func run(_ arguments: [String]) throws -> (seconds: Double, peakMiB: Double) {
+        guard let child = Platform.runAndWait(arguments) else { throw BenchError("cannot start \(arguments[0])") }
+        guard child.status == 0 else { throw BenchError("\(arguments.joined(separator: " ")) failed (\(child.status))") }
+        return (child.seconds, Double(child.peakResidentBytes) / 1_048_576)
     }
 
-    /// Whole-process wall time and peak RSS (MiB) of loading `path` with `geofence`.
+    /// Whole-process wall time and peak RSS (MiB) of loading `path` with `geofence`, and the
+    /// load's own seconds from its summary.
     func engine(_ path: String, fixes: String) throws -> (seconds: Double, peakMiB: Double, loadSeconds: Double) {
         let summary = "\(work)/.summary.json"
-        let wall = try Self.run([
+        let child = try Self.run([
             EvaluateRunner.executable, "evaluate", "--fences", path, "--fixes", fixes, "--threads", "\(threads)", "--quiet",
             "--output", "/dev/null", "--summary", summary,
         ])
         let o = try JSONParser.parse(try FileBytes.read(summary)).objectValue
-        return (wall, Double(o?["peakResidentBytes"]?.intValue ?? 0) / 1_048_576, o?["fenceLoadSeconds"]?.doubleValue ?? .nan)
+        return (child.seconds, child.peakMiB, o?["fenceLoadSeconds"]?.doubleValue ?? .nan)
     }
 
     /// Whole-process wall time and peak RSS (MiB) of `json.load` of `path` in Python.
     func pythonLoad(_ path: String) throws -> (seconds: Double, peakMiB: Double) {
-        let out = "\(work)/.python.txt"
-        let script = "import json,resource;json.load(open(\(Self.pythonString(path))));open(\(Self.pythonString(out)),'w').write(str(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss))"
+        let script = "import json;json.load(open(\(Self.pythonString(path))))"
         let pythonPath = python.hasPrefix("/") ? python : "/usr/bin/env"
-        let wall = try Self.run(python.hasPrefix("/") ? [pythonPath, "-c", script] : [pythonPath, python, "-c", script])
-        let kib = Double(String(decoding: try FileBytes.read(out), as: UTF8.self)) ?? .nan
-        return (wall, kib / 1024)
+        return try Self.run(python.hasPrefix("/") ? [pythonPath, "-c", script] : [pythonPath, python, "-c", script])
     }
 
     static func pythonString(_ s: String) -> String { "'" + s.replacingOccurrences(of: "'", with: "\\'") + "'" }

@@ -4,6 +4,8 @@ final class BatchScratch {
     /// Fixes per block: their cell lookups are issued together, then their box checks, then
     /// their exact tests.
     static let blockSize = 16
+    /// Fixes per chunk of the first pass, which keeps those whose cell has entries.
+    static let chunkSize = 1024
 
     /// Candidate keys of one block (room for `blockSize` × the most candidates of a point),
     /// what the exact step decided for each (0 outside, 1 inside, 2 crossed cell with base
@@ -18,6 +20,10 @@ final class BatchScratch {
     let keyEnds: UnsafeMutablePointer<Int>
     /// The fixes of a block whose cell has entries (indexes into the batch).
     let active: UnsafeMutablePointer<Int>
+    /// The first pass's result for a chunk: the fixes that may have candidates (indexes into
+    /// the chunk) and their fine cells (``CellDirectory/View/locate(latitudes:longitudes:count:indexes:fine:)``).
+    let located: UnsafeMutablePointer<Int32>
+    let locatedFine: UnsafeMutablePointer<UInt64>
 
     // The tile-order pass (grown to the largest batch seen).
     private(set) var capacity = 0
@@ -45,6 +51,8 @@ final class BatchScratch {
         end = .allocate(capacity: b)
         keyEnds = .allocate(capacity: b)
         active = .allocate(capacity: b)
+        located = .allocate(capacity: Self.chunkSize)
+        locatedFine = .allocate(capacity: Self.chunkSize)
         tileOf = .allocate(capacity: 1)
         tileStarts = .allocate(capacity: 1)
         latitudes = .allocate(capacity: 1)
@@ -57,6 +65,7 @@ final class BatchScratch {
 
     deinit {
         for p in [first, end, keyEnds, active] { p.deallocate() }
+        located.deallocate(); locatedFine.deallocate()
         keys.deallocate(); verdicts.deallocate(); lists.deallocate()
         pairs.deallocate(); pairSpare.deallocate(); tileStarts.deallocate()
         releaseSortMemory()

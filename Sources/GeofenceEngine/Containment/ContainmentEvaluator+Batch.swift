@@ -98,9 +98,12 @@ extension ContainmentEvaluator {
     /// `scratch.pairs` in the order given, and returning how many; the fix index of position k
     /// is `indexes[k]`, or k when there are none.
     ///
-    /// Each stage runs over the whole block before the next starts, so the cache misses of
-    /// different fixes and candidates (cells, boxes, records, polygon cells, edges) are in
-    /// flight together instead of one after the other.
+    /// The fixes go in chunks of ``BatchScratch/chunkSize``: one tight pass locates each
+    /// fix's cell and keeps only those whose cell has entries (with few fences, most cells
+    /// have none); the kept fixes then go in blocks of ``BatchScratch/blockSize``, each stage
+    /// over the whole block before the next starts, so the cache misses of different fixes
+    /// and candidates (cell starts, boxes, records, polygon cells, edges) are in flight
+    /// together instead of one after the other.
     func blocks(
         _ lat: UnsafePointer<Double>, _ lon: UnsafePointer<Double>, _ levels: UnsafePointer<Int>?,
         indexes: UnsafePointer<Int32>?, count n: Int, options: ContainmentOptions, scratch: BatchScratch
@@ -108,113 +111,114 @@ extension ContainmentEvaluator {
         let hot = self.hot, directory = hot.directory
         let keys = scratch.keys, first = scratch.first, end = scratch.end, keyEnds = scratch.keyEnds, active = scratch.active
         let verdicts = scratch.verdicts, lists = scratch.lists
-        let anyLarge = directory.largeCount > 0
+        let located = scratch.located, locatedFine = scratch.locatedFine
         let degreesToRadians = Double.pi / 180.0
         var found = 0
-        var base = 0
-        while base < n {
-            let m = Swift.min(BatchScratch.blockSize, n &- base)
-            // 1. The block's cells; the fixes whose cell has entries (all of them when some
-            //    entries are too large for cells) go on in `active`.
-            var a = 0
-            for j in 0..<m {
-                let (f, e) = directory.entries(latitude: lat[base &+ j], longitude: lon[base &+ j])
-                first[a] = f
-                end[a] = e
-                active[a] = base &+ j
-                if f < e || (anyLarge && e >= 0) { a &+= 1 }
-            }
-            base &+= m
-            if a == 0 { continue }
-            // 2. Box checks: each active fix's candidate keys, by slot.
-            var used = 0
-            for j in 0..<a {
-                let i = active[j]
-                used &+= directory.keys(latitude: lat[i], longitude: lon[i], entries: first[j], end[j], writingTo: keys + used)
-                keyEnds[j] = used
-            }
-            if used == 0 { continue }
-            // 3. Records: levels, circles decided, polygons located in their cells.
-            var from = 0
-            for j in 0..<a {
-                let to = keyEnds[j]
-                if to > from {
-                    let i = active[j], y = lat[i], x = lon[i]
-                    let level = Self.level(levels, i)
-                    let latR = y * degreesToRadians, lonR = x * degreesToRadians
-                    var cosLat = Double.nan
-                    for k in from..<to {
-                        let position = Int(UInt32(truncatingIfNeeded: keys[k]))
-                        guard hot.levelMatches(position: position, level: level, options: options) else {
-                            verdicts[k] = 0
-                            continue
+        var chunkBase = 0
+        while chunkBase < n {
+            let chunk = Swift.min(BatchScratch.chunkSize, n &- chunkBase)
+            // 1. The chunk's fixes whose cell has entries.
+            let listed = directory.locate(
+                latitudes: lat + chunkBase, longitudes: lon + chunkBase, count: chunk, indexes: located, fine: locatedFine)
+            var next = 0
+            while next < listed {
+                let a = Swift.min(BatchScratch.blockSize, listed &- next)
+                // 2. The block's cells' entries.
+                for j in 0..<a {
+                    let cell = directory.cell(fine: locatedFine[next &+ j])
+                    active[j] = chunkBase &+ Int(located[next &+ j])
+                    first[j] = Int(directory.starts[cell])
+                    end[j] = Int(directory.starts[cell &+ 1])
+                }
+                next &+= a
+                // 3. Box checks: each fix's candidate keys, by slot.
+                var used = 0
+                for j in 0..<a {
+                    let i = active[j]
+                    used &+= directory.keys(latitude: lat[i], longitude: lon[i], entries: first[j], end[j], writingTo: keys + used)
+                    keyEnds[j] = used
+                }
+                if used == 0 { continue }
+                // 4. Records: levels, circles decided, polygons located in their cells.
+                var from = 0
+                for j in 0..<a {
+                    let to = keyEnds[j]
+                    if to > from {
+                        let i = active[j], y = lat[i], x = lon[i]
+                        let level = Self.level(levels, i)
+                        let latR = y * degreesToRadians, lonR = x * degreesToRadians
+                        for k in from..<to {
+                            let position = Int(UInt32(truncatingIfNeeded: keys[k]))
+                            guard hot.levelMatches(position: position, level: level, options: options) else {
+                                verdicts[k] = 0
+                                continue
+                            }
+                            let low = hot.records[2 &* position], high = hot.records[2 &* position &+ 1]
+                            if low.w >= 0 {
+                                verdicts[k] = CircleTest.holds(
+                                    low.w, latitude1: latR, longitude1: lonR,
+                                    latitude2: low.x, longitude2: low.y, cosLatitude2: low.z, sinLatitude2: high.x) ? 1 : 0
+                                continue
+                            }
+                            if high.z.bitPattern == 0 {
+                                verdicts[k] = 3
+                                continue
+                            }
+                            let hit = hot.cells.cell(low, high, x: x, y: y)
+                            if hit.from == hit.to {
+                                verdicts[k] = hit.odd ? 1 : 0
+                            } else {
+                                verdicts[k] = hit.odd ? 6 : 2
+                                lists[k] = UInt64(hit.from) | UInt64(hit.to) << 32
+                            }
                         }
-                        let low = hot.records[2 &* position]
-                        if low.w >= 0 {
-                            if cosLat.isNaN { cosLat = Double.cos(latR) }
-                            verdicts[k] = Sphere.haversineTermIsAtMost(
-                                low.w, latitude1: latR, longitude1: lonR, cosLatitude1: cosLat,
-                                latitude2: low.x, longitude2: low.y, cosLatitude2: low.z) ? 1 : 0
-                            continue
-                        }
-                        let high = hot.records[2 &* position &+ 1]
-                        if high.z.bitPattern == 0 {
-                            verdicts[k] = 3
-                            continue
-                        }
-                        let hit = hot.cells.cell(low, high, x: x, y: y)
-                        if hit.from == hit.to {
-                            verdicts[k] = hit.odd ? 1 : 0
+                    }
+                    from = to
+                }
+                // 5. Crossed cells' edges; the edge runs of polygons without cells; GEOS for what
+                //    rounding cannot decide.
+                from = 0
+                for j in 0..<a {
+                    let to = keyEnds[j]
+                    let i = active[j]
+                    for k in from..<to where verdicts[k] >= 2 {
+                        let y = lat[i], x = lon[i]
+                        let test: PolygonTestResult
+                        if verdicts[k] == 3 {
+                            test = hot.polygons.test(slot: Int(UInt32(truncatingIfNeeded: keys[k])), x: x, y: y)
                         } else {
-                            verdicts[k] = hit.odd ? 6 : 2
-                            lists[k] = UInt64(hit.from) | UInt64(hit.to) << 32
+                            let list = lists[k]
+                            test = hot.cells.edges(
+                                PolygonCellIndex.CellHit(
+                                    from: Int(list & 0xFFFF_FFFF), to: Int(list >> 32), odd: verdicts[k] == 6),
+                                x: x, y: y)
                         }
+                        let inside: Bool
+                        switch test {
+                        case .inside: inside = true
+                        case .outside: inside = false
+                        case .undecided: inside = try polygonCovers(slot: Int(keys[k] >> 32), latitude: y, longitude: x)
+                        }
+                        verdicts[k] = inside ? 1 : 0
                     }
+                    from = to
                 }
-                from = to
-            }
-            // 4. Crossed cells' edges; the edge runs of polygons without cells; GEOS for what
-            //    rounding cannot decide.
-            from = 0
-            for j in 0..<a {
-                let to = keyEnds[j]
-                let i = active[j]
-                for k in from..<to where verdicts[k] >= 2 {
-                    let y = lat[i], x = lon[i]
-                    let test: PolygonTestResult
-                    if verdicts[k] == 3 {
-                        test = hot.polygons.test(slot: Int(UInt32(truncatingIfNeeded: keys[k])), x: x, y: y)
-                    } else {
-                        let list = lists[k]
-                        test = hot.cells.edges(
-                            PolygonCellIndex.CellHit(
-                                from: Int(list & 0xFFFF_FFFF), to: Int(list >> 32), odd: verdicts[k] == 6),
-                            x: x, y: y)
+                // 6. The pairs, fix by fix (each fix's keys are in slot order).
+                scratch.reservePairs(found &+ used, keeping: found)
+                let out = scratch.pairs
+                from = 0
+                for j in 0..<a {
+                    let to = keyEnds[j]
+                    let i = active[j]
+                    let fix = UInt64(UInt32(bitPattern: indexes?[i] ?? Int32(truncatingIfNeeded: i)))
+                    for k in from..<to where verdicts[k] == 1 {
+                        out[found] = fix << 32 | keys[k] >> 32
+                        found &+= 1
                     }
-                    let inside: Bool
-                    switch test {
-                    case .inside: inside = true
-                    case .outside: inside = false
-                    case .undecided: inside = try polygonCovers(slot: Int(keys[k] >> 32), latitude: y, longitude: x)
-                    }
-                    verdicts[k] = inside ? 1 : 0
+                    from = to
                 }
-                from = to
             }
-            // 5. The pairs, fix by fix (each fix's keys are in slot order).
-            scratch.reservePairs(found &+ used, keeping: found)
-            let out = scratch.pairs
-            from = 0
-            for j in 0..<a {
-                let to = keyEnds[j]
-                let i = active[j]
-                let fix = UInt64(UInt32(bitPattern: indexes?[i] ?? Int32(truncatingIfNeeded: i)))
-                for k in from..<to where verdicts[k] == 1 {
-                    out[found] = fix << 32 | keys[k] >> 32
-                    found &+= 1
-                }
-                from = to
-            }
+            chunkBase &+= chunk
         }
         return found
     }

@@ -13,11 +13,25 @@ extension ContainmentEvaluator {
     /// exact test. `cos(latitude)` is computed only if a circle candidate needs it.
     /// Same answer as ``containingByScan(latitude:longitude:level:options:)``.
     /// - Complexity: O(log n + k log k) expected for k candidate boxes, plus k exact tests.
+    ///
+    /// Inlinable: the directory's coverage (``PointCoverage``) answers most points with few
+    /// fences in the caller's own loop; the rest go on to the full query.
+    @inlinable
     package func containing(
         latitude: Double, longitude: Double, level: Int?, options: ContainmentOptions = ContainmentOptions(),
         into result: inout [Int32]
     ) throws(GEOSError) {
         if !result.isEmpty { result.removeAll(keepingCapacity: true) }
+        guard coverage.mayHold(latitude: latitude, longitude: longitude) else { return }
+        try containingCandidates(latitude: latitude, longitude: longitude, level: level, options: options, into: &result)
+    }
+
+    /// ``containing(latitude:longitude:level:options:into:)`` past the coverage's first look,
+    /// `result` empty.
+    @usableFromInline
+    func containingCandidates(
+        latitude: Double, longitude: Double, level: Int?, options: ContainmentOptions, into result: inout [Int32]
+    ) throws(GEOSError) {
         let hot = self.hot
         if hot.directoryEnabled {
             // Sorted by slot and without repeats already.
@@ -58,21 +72,18 @@ extension ContainmentEvaluator {
         // costs an accessor call per query.
         let degreesToRadians = Double.pi / 180.0
         let latR = latitude * degreesToRadians, lonR = longitude * degreesToRadians
-        var cosLat = Double.nan  // computed on the first circle candidate
         var kept = 0
         for k in 0..<count {
             let key = keys[k]
             let position = Int(UInt32(truncatingIfNeeded: key))
             guard hot.levelMatches(position: position, level: level, options: options) else { continue }
-            let circle = hot.records[2 &* position]
+            let circle = hot.records[2 &* position], high = hot.records[2 &* position &+ 1]
             let inside: Bool
             if circle.w >= 0 {
-                if cosLat.isNaN { cosLat = Double.cos(latR) }
-                inside = Sphere.haversineTermIsAtMost(
-                    circle.w, latitude1: latR, longitude1: lonR, cosLatitude1: cosLat,
-                    latitude2: circle.x, longitude2: circle.y, cosLatitude2: circle.z)
+                inside = CircleTest.holds(
+                    circle.w, latitude1: latR, longitude1: lonR,
+                    latitude2: circle.x, longitude2: circle.y, cosLatitude2: circle.z, sinLatitude2: high.x)
             } else {
-                let high = hot.records[2 &* position &+ 1]
                 let test = high.z.bitPattern == 0
                     ? hot.polygons.test(slot: position, x: longitude, y: latitude)
                     : hot.cells.test(circle, high, x: longitude, y: latitude)

@@ -31,10 +31,13 @@ public final class ContainmentEvaluator {
 
     /// Plain pointers into the fence set's frozen buffers (alive as long as `fenceSet`).
     let hot: HotPath
+    /// The directory's coverage, the inlinable first step of a per-fix query.
+    @usableFromInline let coverage: PointCoverage
 
     public init(fenceSet: FenceSet) throws(GEOSError) {
         self.fenceSet = fenceSet
         hot = HotPath(fenceSet)
+        coverage = PointCoverage(fenceSet.directory)
         keyScratch = .allocate(capacity: Swift.max(1, fenceSet.directory.maximumCandidates))
         context = try GEOSContext()
         locators = Array(repeating: nil, count: fenceSet.count)

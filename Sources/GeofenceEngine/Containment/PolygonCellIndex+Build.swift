@@ -47,8 +47,11 @@ extension PolygonCellIndex {
             let range = shared[k]
             let from = n * k / rangeCount, to = n * (k + 1) / rangeCount
             for p in from..<to {
-                records[2 * p] = circleRecords[p].w < 0 ? SIMD4(0, 0, 0, -1) : circleRecords[p]
-                records[2 * p + 1] = .zero
+                let circle = circleRecords[p]
+                records[2 * p] = circle.w < 0 ? SIMD4(0, 0, 0, -1) : circle
+                // A circle's second half: the sine of its centre's latitude (the circle test
+                // estimates the point's cosine from it).
+                records[2 * p + 1] = circle.w < 0 ? .zero : SIMD4(Double.sin(circle.x), 0, 0, 0)
             }
             for g in range.grids {
                 (records[2 * g.position], records[2 * g.position + 1]) =

@@ -2,7 +2,7 @@
 // --------------------------------------------------------------------------
 // * `records[2p]`, `records[2p + 1]`: the containment record of the fence at storage position
 //   p, two SIMD4<Double> (one 64-byte line):
-//     circle:  (latitude rad, longitude rad, cos latitude, sin²(r / 2R) ≥ 0), (0, 0, 0, 0)
+//     circle:  (latitude rad, longitude rad, cos latitude, sin²(r / 2R) ≥ 0), (sin latitude, 0, 0, 0)
 //     polygon: (minLon, minLat, kx / width, -(ky / height)), (maxLon, maxLat, kx | ky << 32, cellBase | edgeBase << 32)
 //              (the last two as bit patterns; the negative fourth number marks a polygon);
 //              kx = 0 for a polygon without a grid (the run test of ``PolygonEdgeIndex`` answers).

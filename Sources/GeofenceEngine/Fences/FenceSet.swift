@@ -88,12 +88,14 @@ public final class FenceSet: Sendable {
 }
 
 /// Which fences take part in containment (semantics §1: both kinds on by default).
+@frozen
 public struct ContainmentOptions: Hashable, Sendable {
     /// Fences with a level.
     public var levelFences: Bool
     /// Fences without a level.
     public var globalFences: Bool
 
+    @inlinable
     public init(levelFences: Bool = true, globalFences: Bool = true) {
         self.levelFences = levelFences
         self.globalFences = globalFences

@@ -10,9 +10,14 @@ import GeofenceGeometry
 //   its slot so a cell's candidates are read from one contiguous run.
 // * Entries whose box spans more than `maximumCellsPerEntry` cells are not copied into cells;
 //   they sit in `large` and are checked on every query.
-// * `occupied`: one bit per cell (bit c % 64 of word c / 64), set when the cell has entries: a
-//   point in an empty cell is answered from a table that stays in the first-level cache
-//   (8 KiB for 65,536 cells) without reading `starts`.
+// * `occupied`: the coverage, one bit per *fine* cell: each cell cut into 2^s × 2^s fine cells
+//   (s = `fineShift`, 2 unless the grid is huge), fine cell (fx, fy) being bit f % 64 of word
+//   f / 64 for f = fy * (columns << s) + fx; set when an entry's box reaches the fine cell. A
+//   point in a clear fine cell has no candidate and is answered from a table that stays in the
+//   first- or second-level cache without reading `starts` (with 1k fences, 9 % of the fixes
+//   reach `starts` instead of the 19 % whose whole cell has entries). A fine cell's column is
+//   `min((columns << s) - 1, Int((lon - minLon) * (inverseCellWidth * 2^s)))`: scaling by a
+//   power of two is exact, so its column `>> s` is the cell's column, exactly.
 // Memory: 4 bytes per cell, 20 bytes per (cell, entry) pair; the grid is sized so that there
 // are about 64 cells per entry (fewer when boxes are large) and at most 2^22 cells.
 
@@ -56,6 +61,8 @@ package final class CellDirectory: Sendable {
     let largeCount: Int
     /// The most candidates one search can report (largest cell plus the large entries).
     let maximumCandidates: Int
+    /// The coverage's fine cells per cell side, as a power of two.
+    let fineShift: Int
 
     /// Builds the directory over entry boxes (non-wrapping) and their slots, given in
     /// ascending slot order.
@@ -86,6 +93,7 @@ package final class CellDirectory: Sendable {
         }
         let layout = Self.layout(extent: extent, width: width, height: height, side: side)
         let columns = layout.columns, rows = layout.rows, cells = columns * rows
+        let fine = Self.fineLayout(layout)
         // Pass 1: count entries per cell (the starts, filled in place); set the large ones aside.
         let starts = UnsafeMutablePointer<UInt32>.allocate(capacity: cells + 1)
         starts.initialize(repeating: 0, count: cells + 1)
@@ -128,13 +136,26 @@ package final class CellDirectory: Sendable {
         cursor.deallocate()
         var most = 0
         for c in 0..<cells { most = Swift.max(most, Int(starts[c + 1] &- starts[c])) }
+        // The coverage: the fine cells each (not large) box reaches.
+        let fineWords = (fine.columns * fine.rows + 63) / 64
+        let coverage = UnsafeMutablePointer<UInt64>.allocate(capacity: Swift.max(1, fineWords))
+        coverage.initialize(repeating: 0, count: Swift.max(1, fineWords))
+        for (e, box) in entryBoxes.enumerated() where !largeEntry[e] {
+            for fy in fine.row(box.minLatitude)...fine.row(box.maxLatitude) {
+                for fx in fine.column(box.minLongitude)...fine.column(box.maxLongitude) {
+                    let f = fy * fine.columns + fx
+                    coverage[f >> 6] |= 1 << UInt64(f & 63)
+                }
+            }
+        }
         let startBuffer = FrozenBuffer(adopting: starts, count: cells + 1)
         self.init(
             grid: Grid(
                 isEnabled: true, minLongitude: extent.minLongitude, minLatitude: extent.minLatitude,
                 maxLongitude: extent.maxLongitude, maxLatitude: extent.maxLatitude, inverseCellWidth: layout.inverseWidth,
-                inverseCellHeight: layout.inverseHeight, columns: columns, rows: rows, maximumCandidates: most + largeSlots.count),
-            starts: startBuffer, occupied: FrozenBuffer(Self.occupancy(starts: startBuffer.buffer, cells: cells)),
+                inverseCellHeight: layout.inverseHeight, columns: columns, rows: rows, maximumCandidates: most + largeSlots.count,
+                fineShift: fine.shift),
+            starts: startBuffer, occupied: FrozenBuffer(adopting: coverage, count: fineWords),
             boxes: FrozenBuffer(adopting: boxes, count: pairs), slots: FrozenBuffer(adopting: slots, count: pairs),
             largeBoxes: FrozenBuffer(largeBoxes), largeSlots: FrozenBuffer(largeSlots))
     }
@@ -154,13 +175,17 @@ package final class CellDirectory: Sendable {
         return Double(bitPattern: keys[n / 2])
     }
 
-    /// The occupancy bits of `cells` cells from their starts (see the layout above).
-    static func occupancy<S: RandomAccessCollection>(starts: S, cells: Int) -> [UInt64] where S.Element == UInt32, S.Index == Int {
-        var words = [UInt64](repeating: 0, count: (cells + 63) / 64)
-        for c in 0..<cells where starts[starts.startIndex + c] < starts[starts.startIndex + c + 1] {
-            words[c >> 6] |= 1 << UInt64(c & 63)
-        }
-        return words
+    /// The most fine cells the coverage may have (2^27 bits, 16 MiB); a finer split than this
+    /// is not used.
+    static let maximumFineCells = 1 << 27
+    /// Fine cells per cell side: 2^2.
+    static let fineShift = 2
+
+    /// The fine grid of a layout: `fineShift` unless that would exceed ``maximumFineCells``.
+    static func fineLayout(_ layout: Layout) -> Layout {
+        var shift = fineShift
+        while shift > 0 && (layout.columns * layout.rows) << (2 * shift) > maximumFineCells { shift -= 1 }
+        return layout.finer(shift)
     }
 
     /// The directory's numbers other than its arrays (what a compiled fence file stores).
@@ -170,6 +195,8 @@ package final class CellDirectory: Sendable {
         var inverseCellWidth, inverseCellHeight: Double
         var columns, rows: Int
         var maximumCandidates: Int
+        /// The coverage's fine cells per cell side, as a power of two (see the layout above).
+        var fineShift: Int
     }
 
     /// A directory from its parts (built here, or read from a compiled file whose reader
@@ -195,6 +222,7 @@ package final class CellDirectory: Sendable {
         self.largeSlots = largeSlots
         largeCount = largeSlots.count
         maximumCandidates = grid.maximumCandidates
+        fineShift = grid.fineShift
     }
 
     /// The numbers of ``Grid``.
@@ -202,7 +230,7 @@ package final class CellDirectory: Sendable {
         Grid(
             isEnabled: isEnabled, minLongitude: minLongitude, minLatitude: minLatitude, maxLongitude: maxLongitude,
             maxLatitude: maxLatitude, inverseCellWidth: inverseCellWidth, inverseCellHeight: inverseCellHeight,
-            columns: columns, rows: rows, maximumCandidates: maximumCandidates)
+            columns: columns, rows: rows, maximumCandidates: maximumCandidates, fineShift: fineShift)
     }
 
     /// Grid dimensions for a cell side (degrees) over the extent.
@@ -213,12 +241,21 @@ package final class CellDirectory: Sendable {
         var rows: Int
         var inverseWidth: Double
         var inverseHeight: Double
+        /// For a fine layout, the fine cells per side of the cells it splits, as a power of two.
+        var shift = 0
 
         @inline(__always) func column(_ lon: Double) -> Int {
             Swift.min(columns - 1, Swift.max(0, Int((lon - minLongitude) * inverseWidth)))
         }
         @inline(__always) func row(_ lat: Double) -> Int {
             Swift.min(rows - 1, Swift.max(0, Int((lat - minLatitude) * inverseHeight)))
+        }
+        /// The grid of the same extent with every cell cut into 2^shift × 2^shift: the scales
+        /// multiplied by a power of two (exactly), so a fine column `>> shift` is the column.
+        func finer(_ shift: Int) -> Layout {
+            Layout(
+                minLongitude: minLongitude, minLatitude: minLatitude, columns: columns << shift, rows: rows << shift,
+                inverseWidth: inverseWidth * Double(1 << shift), inverseHeight: inverseHeight * Double(1 << shift), shift: shift)
         }
         func cellCount(_ box: BoundingBox) -> Int {
             (column(box.maxLongitude) - column(box.minLongitude) + 1) * (row(box.maxLatitude) - row(box.minLatitude) + 1)
@@ -237,7 +274,7 @@ package final class CellDirectory: Sendable {
         self.init(
             grid: Grid(
                 isEnabled: false, minLongitude: 0, minLatitude: 0, maxLongitude: -1, maxLatitude: -1,
-                inverseCellWidth: 0, inverseCellHeight: 0, columns: 0, rows: 0, maximumCandidates: 0),
+                inverseCellWidth: 0, inverseCellHeight: 0, columns: 0, rows: 0, maximumCandidates: 0, fineShift: 0),
             starts: FrozenBuffer([0]), occupied: FrozenBuffer([]), boxes: FrozenBuffer([]), slots: FrozenBuffer([]),
             largeBoxes: FrozenBuffer([]), largeSlots: FrozenBuffer([]))
     }
@@ -262,7 +299,7 @@ package final class CellDirectory: Sendable {
             minLongitude: minLongitude, minLatitude: minLatitude, maxLongitude: maxLongitude, maxLatitude: maxLatitude,
             inverseCellWidth: inverseCellWidth, inverseCellHeight: inverseCellHeight, columns: columns, rows: rows,
             starts: starts.pointer, occupied: occupied.pointer, boxes: boxes.pointer, slots: slots.pointer, largeBoxes: largeBoxes.pointer,
-            largeSlots: largeSlots.pointer, largeCount: largeCount, maximumCandidates: maximumCandidates)
+            largeSlots: largeSlots.pointer, largeCount: largeCount, maximumCandidates: maximumCandidates, fineShift: fineShift)
     }
 
     /// The search over raw pointers: no reference counting per query.
@@ -278,6 +315,7 @@ package final class CellDirectory: Sendable {
         let largeSlots: UnsafePointer<UInt64>
         let largeCount: Int
         let maximumCandidates: Int
+        let fineShift: Int
 
         /// The column and row of the point's cell, or nil outside the grid (or NaN).
         @inline(__always)
@@ -295,12 +333,71 @@ package final class CellDirectory: Sendable {
         func entries(latitude: Double, longitude: Double) -> (first: Int, end: Int) {
             guard longitude >= minLongitude, longitude <= maxLongitude, latitude >= minLatitude, latitude <= maxLatitude
             else { return (0, -1) }
-            let cx = Swift.min(columns &- 1, Int((longitude - minLongitude) * inverseCellWidth))
-            let cy = Swift.min(rows &- 1, Int((latitude - minLatitude) * inverseCellHeight))
-            let cell = cy &* columns &+ cx
-            // An empty cell (most of them with few fences) answers from the bits alone.
-            if occupied[cell &>> 6] & (1 &<< UInt64(cell & 63)) == 0 { return (0, 0) }
+            let s = fineShift, scale = Double(1 &<< s)
+            let fx = Swift.min((columns &<< s) &- 1, Int((longitude - minLongitude) * (inverseCellWidth * scale)))
+            let fy = Swift.min((rows &<< s) &- 1, Int((latitude - minLatitude) * (inverseCellHeight * scale)))
+            let f = fy &* (columns &<< s) &+ fx
+            // A fine cell no box reaches (most of them with few fences) answers from the bits
+            // alone; large entries are checked for every point.
+            if largeCount == 0 && occupied[f &>> 6] & (1 &<< UInt64(f & 63)) == 0 { return (0, 0) }
+            let cell = (fy &>> s) &* columns &+ (fx &>> s)
             return (Int(starts[cell]), Int(starts[cell &+ 1]))
+        }
+
+        /// The fixes among the first `count` of `lat`/`lon` that may have candidates, in order:
+        /// their indexes into `indexes` and their fine cells into `fine` (column | row << 32;
+        /// ``cell(fine:)`` gives the cell); returns how many. Those are the fixes in a fine cell
+        /// some entry's box reaches, or with large entries every fix inside the grid.
+        ///
+        /// A batch's first pass: one tight loop, where a fix in an empty fine cell costs the
+        /// cell's computation and one bit of a table that stays in the cache, and nothing else
+        /// (the cells' starts are read later, for the fixes kept only). Not inlined: alone, its
+        /// few loop values stay in registers (inlined into the batch's large loop they were
+        /// spilled to the stack and reloaded for every fix).
+        /// - Complexity: O(count).
+        @inline(never)
+        func locate(
+            latitudes lat: UnsafePointer<Double>, longitudes lon: UnsafePointer<Double>, count n: Int,
+            indexes: UnsafeMutablePointer<Int32>, fine: UnsafeMutablePointer<UInt64>
+        ) -> Int {
+            let minX = minLongitude, maxX = maxLongitude, minY = minLatitude, maxY = maxLatitude
+            let scale = Double(1 &<< fineShift)
+            let scaleX = inverseCellWidth * scale, scaleY = inverseCellHeight * scale
+            let lastColumn = (columns &<< fineShift) &- 1, lastRow = (rows &<< fineShift) &- 1, fineWidth = columns &<< fineShift
+            let occupied = self.occupied
+            var a = 0
+            if largeCount > 0 {
+                // Large entries are checked for every point: every fix inside the grid goes on.
+                for i in 0..<n {
+                    let x = lon[i], y = lat[i]
+                    guard x >= minX, x <= maxX, y >= minY, y <= maxY else { continue }
+                    let fx = Swift.min(lastColumn, Int((x - minX) * scaleX)), fy = Swift.min(lastRow, Int((y - minY) * scaleY))
+                    indexes[a] = Int32(truncatingIfNeeded: i)
+                    fine[a] = UInt64(truncatingIfNeeded: fx) | UInt64(truncatingIfNeeded: fy) &<< 32
+                    a &+= 1
+                }
+                return a
+            }
+            for i in 0..<n {
+                let x = lon[i], y = lat[i]
+                // Outside the grid, or not a number: no entry can hold the point.
+                guard x >= minX, x <= maxX, y >= minY, y <= maxY else { continue }
+                let fx = Swift.min(lastColumn, Int((x - minX) * scaleX)), fy = Swift.min(lastRow, Int((y - minY) * scaleY))
+                let f = fy &* fineWidth &+ fx
+                let reached = (occupied[f &>> 6] &>> UInt64(truncatingIfNeeded: f & 63)) & 1
+                // Written for every fix, kept (the count moves on) only when its fine cell is reached.
+                indexes[a] = Int32(truncatingIfNeeded: i)
+                fine[a] = UInt64(truncatingIfNeeded: fx) | UInt64(truncatingIfNeeded: fy) &<< 32
+                a &+= Int(truncatingIfNeeded: reached)
+            }
+            return a
+        }
+
+        /// The cell of a fine cell from ``locate(latitudes:longitudes:count:indexes:fine:)``.
+        @inline(__always)
+        func cell(fine: UInt64) -> Int {
+            let fx = Int(truncatingIfNeeded: fine & 0xFFFF_FFFF), fy = Int(truncatingIfNeeded: fine &>> 32)
+            return (fy &>> fineShift) &* columns &+ (fx &>> fineShift)
         }
 
         /// Writes the candidate keys of the point to `out` (room for ``CellDirectory/maximumCandidates``)

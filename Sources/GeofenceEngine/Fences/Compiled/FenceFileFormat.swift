@@ -7,7 +7,7 @@
 //   [0, 64)            header
 //     0   8 bytes      magic 89 47 46 53 0D 0A 1A 0A ("\x89GFS\r\n\x1A\n", PNG-style: a text-mode
 //                      transfer or a truncated copy changes it)
-//     8   UInt32       format version (2)
+//     8   UInt32       format version (3)
 //     12  UInt32       section count k
 //     16  UInt64       file size in bytes
 //     24  UInt64       fence count
@@ -39,7 +39,9 @@ enum FenceFileFormat {
     /// 2: containment records (`FREC`, 64 bytes per fence) replace the circle records
     /// (`CREC`), polygons carry classified cells (`PCCL`, `PCED`), and the directory an
     /// occupancy bit per cell (`CDOC`).
-    static let version: UInt32 = 2
+    /// 3: `CDOC` is the directory's coverage, a bit per fine cell (2^s × 2^s per cell, s the
+    /// new 17th word of `META`).
+    static let version: UInt32 = 3
     static let elementSizes = [1, 2, 4, 8, 16, 32]
     static let alignment = 64
     static let headerSize = 64
@@ -108,7 +110,7 @@ struct FenceFileMeta {
     var treeCount: Int
     var grid: CellDirectory.Grid
 
-    static let wordCount = 16
+    static let wordCount = 17
 
     var words: [UInt64] {
         [
@@ -116,7 +118,7 @@ struct FenceFileMeta {
             UInt64(treeNodeSize), UInt64(treeCount), grid.isEnabled ? 1 : 0,
             grid.minLongitude.bitPattern, grid.minLatitude.bitPattern, grid.maxLongitude.bitPattern,
             grid.maxLatitude.bitPattern, grid.inverseCellWidth.bitPattern, grid.inverseCellHeight.bitPattern,
-            UInt64(grid.columns), UInt64(grid.rows), UInt64(grid.maximumCandidates),
+            UInt64(grid.columns), UInt64(grid.rows), UInt64(grid.maximumCandidates), UInt64(grid.fineShift),
         ]
     }
 
@@ -125,7 +127,7 @@ struct FenceFileMeta {
         guard w.count == Self.wordCount, w[2] <= 1, w[6] <= 1 else { return nil }
         let limit = UInt64(Int32.max)
         guard w[0] < limit, w[1] <= w[0], w[4] >= 2, w[4] <= 65_536, w[5] < limit, w[13] <= limit, w[14] <= limit,
-            w[15] < limit
+            w[15] < limit, w[16] <= UInt64(CellDirectory.fineShift)
         else { return nil }
         count = Int(w[0])
         repairedCount = Int(w[1])
@@ -137,7 +139,7 @@ struct FenceFileMeta {
             isEnabled: w[6] == 1, minLongitude: Double(bitPattern: w[7]), minLatitude: Double(bitPattern: w[8]),
             maxLongitude: Double(bitPattern: w[9]), maxLatitude: Double(bitPattern: w[10]),
             inverseCellWidth: Double(bitPattern: w[11]), inverseCellHeight: Double(bitPattern: w[12]),
-            columns: Int(w[13]), rows: Int(w[14]), maximumCandidates: Int(w[15]))
+            columns: Int(w[13]), rows: Int(w[14]), maximumCandidates: Int(w[15]), fineShift: Int(w[16]))
     }
 
     init(_ set: FenceSet) {

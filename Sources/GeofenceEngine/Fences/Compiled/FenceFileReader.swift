@@ -67,6 +67,16 @@ enum FenceFileReader {
             entries.append(entry)
         }
         guard end == bytes.count else { throw fail("damaged: the sections end at byte \(end), the file at \(bytes.count)") }
+        // META is read before the other sections' digests are checked: a damaged one is
+        // reported as damaged, not as inconsistent numbers (its digest is one short block).
+        if verification == .full, let entry = entries.first(where: { $0.id == FenceSectionID.meta }) {
+            let padded = FenceFileFormat.padded(entry.byteCount)
+            let region = FenceFileDigest.Region(
+                payload: UnsafeRawBufferPointer(rebasing: bytes[entry.offset..<(entry.offset + padded)]), paddedLength: padded)
+            guard FenceFileDigest.digests([region], threads: 1)[0] == entry.digest else {
+                throw fail("damaged: section META does not match its checksum (the file was changed or corrupted)")
+            }
+        }
         let meta = try FenceFileLayout(entries: entries, bytes: bytes, keeper: keeper, name: name)
         guard UInt64(meta.meta.count) == word64(24) else {
             throw fail("inconsistent: the header counts \(word64(24)) fences, the META section \(meta.meta.count)")

@@ -1,0 +1,84 @@
+import Foundation
+import GeofenceTestSupport
+import Testing
+@testable import GeofenceEngine
+
+/// The hot paths' shortcuts against their slow twins: the circle test without `cos` or `sin`
+/// against the two-`sin` term, and the unchecked conversion against `Int(_:)`.
+@Suite("Circle test and coverage shortcuts")
+struct CircleTestTwinTests {
+    /// The same answer as `Sphere.haversineTerm(…) <= threshold` for points anywhere, near
+    /// the circle's edge (the threshold the point's own term, give or take an ulp), and on
+    /// it; centres from the equator to the poles.
+    @Test("CircleTest.holds equals the sin computation, at the edge too")
+    func holdsMatchesSin() {
+        let toRadians = Double.pi / 180
+        for seed in testSeeds(20) {
+            var rng = SplitMix64(seed: seed)
+            for _ in 0..<2_000 {
+                let centre = Coordinate(latitude: rng.double(-89.9...89.9), longitude: rng.double(-180...180))
+                let radius = rng.double(0.5...(rng.chance(0.1) ? 2_000_000 : 2_000))
+                let point = Sphere.destination(from: centre, distance: rng.double(0...(2 * radius)), bearing: rng.double(0...(2 * .pi)))
+                let (lat1, lon1) = (point.latitude * toRadians, point.longitude * toRadians)
+                let (lat2, lon2) = (centre.latitude * toRadians, centre.longitude * toRadians)
+                let term = Sphere.haversineTerm(
+                    latitude1: lat1, longitude1: lon1, cosLatitude1: cos(lat1), latitude2: lat2, longitude2: lon2, cosLatitude2: cos(lat2))
+                let thresholds = [Sphere.capThreshold(radius: radius), term, term.nextUp, term.nextDown, term.nextUp.nextUp, term.nextDown.nextDown]
+                for t in thresholds {
+                    let got = CircleTest.holds(
+                        t, latitude1: lat1, longitude1: lon1, latitude2: lat2, longitude2: lon2, cosLatitude2: cos(lat2), sinLatitude2: sin(lat2))
+                    #expect(got == (term <= t), "seed \(seed): point \(point) centre \(centre) threshold \(t) term \(term)")
+                }
+            }
+        }
+    }
+
+    /// `PointCoverage.truncated` is `Int(v)` for every non-negative double below 2⁵²: random
+    /// values of every size, integers and the doubles next to them, halves (where rounding to
+    /// nearest would go the other way).
+    @Test("the unchecked conversion equals Int(v)")
+    func truncation() {
+        var rng = SplitMix64(seed: 17)
+        var values: [Double] = [0, 0.5, 1, 1.5, 2.5, 1e-300, 4_503_599_627_370_495, 2_251_799_813_685_247.5]
+        for _ in 0..<200_000 {
+            let v = rng.double(0...1) * pow(2, Double(rng.int(-20...51)))
+            values += [v, v.rounded(.down), v.rounded(.down) + 0.5, v.rounded(.down).nextUp, v.rounded(.down).nextDown]
+        }
+        for v in values where v >= 0 && v < 4_503_599_627_370_496 {
+            #expect(PointCoverage.truncated(v) == Int(v), "\(v)")
+        }
+    }
+
+    /// The coverage never says no where a fence holds the point: every point of random
+    /// worlds (fine cells of all sizes, points on fences' boxes' edges) that the scan finds in
+    /// a fence is a "maybe".
+    @Test("the coverage says maybe wherever a fence holds the point", arguments: [1, 2, 3] as [UInt64])
+    func coverageIsConservative(seed: UInt64) throws {
+        var world = SeededGenerator(seed: seed)
+        var rng = SplitMix64(seed: seed)
+        let fences = RandomWorld.city.fences(count: 300, &world)
+        let set = try FenceSet(fences)
+        let evaluator = try ContainmentEvaluator(fenceSet: set)
+        var held = 0, rejected = 0
+        for fence in fences {
+            let box = fence.boundingBoxes[0]
+            for _ in 0..<40 {
+                var p = Coordinate(latitude: rng.double(box.minLatitude...box.maxLatitude), longitude: rng.double(box.minLongitude...box.maxLongitude))
+                if rng.chance(0.2) { p = Coordinate(latitude: box.minLatitude, longitude: p.longitude) }
+                if rng.chance(0.2) { p = Coordinate(latitude: p.latitude, longitude: box.maxLongitude) }
+                let maybe = evaluator.coverage.mayHold(latitude: p.latitude, longitude: p.longitude)
+                let slots = try evaluator.containingByScan(latitude: p.latitude, longitude: p.longitude, level: nil)
+                if !slots.isEmpty { held += 1; #expect(maybe, "seed \(seed): \(p) is in \(slots) but the coverage says no") }
+                if !maybe { rejected += 1 }
+            }
+        }
+        #expect(held > 100, "seed \(seed): \(held) points held")
+        // Far from every fence, the coverage answers alone.
+        for _ in 0..<2_000 {
+            let p = Coordinate(latitude: rng.double(-60...60), longitude: rng.double(-180...180))
+            if try evaluator.containingByScan(latitude: p.latitude, longitude: p.longitude, level: nil).isEmpty { continue }
+            #expect(evaluator.coverage.mayHold(latitude: p.latitude, longitude: p.longitude))
+        }
+        _ = rejected
+    }
+}
