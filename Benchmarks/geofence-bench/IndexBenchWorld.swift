@@ -1,5 +1,6 @@
 import GeofenceEngine
 import RealModule
+@_spi(Engine) import GeofenceGeometry
 
 /// SplitMix64, so every run of the benchmark builds the same fences and queries.
 struct IndexBenchRandom: RandomNumberGenerator {

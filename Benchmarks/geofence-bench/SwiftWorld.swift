@@ -1,5 +1,6 @@
 import GeofenceEngine
 import RealModule
+@_spi(Engine) import GeofenceGeometry
 
 /// A seeded world generated in Swift, scalable to a million fences and a hundred million
 /// fixes: the fences of ``IndexBenchWorld`` and 1,000 devices on correlated random walks

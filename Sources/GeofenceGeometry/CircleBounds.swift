@@ -1,9 +1,9 @@
 import RealModule
 /// Bounding boxes of a spherical cap (a circle fence, or any disc of a radius in metres).
-package enum CircleBounds {
+@_spi(Engine) public enum CircleBounds {
     /// Slack added on every side, in degrees (about 0.1 mm), so that rounding in the box
     /// maths can never cut off a point the exact distance test accepts.
-    package static let slack: Double = 1e-9
+    @inlinable package static var slack: Double { 1e-9 }
 
     /// One or two non-wrapping boxes that together hold every point within `radius` metres
     /// of `center`.

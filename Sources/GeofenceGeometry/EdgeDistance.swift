@@ -6,9 +6,9 @@
 /// Edges longer than ``maximumPieceLength`` are cut into pieces first, so the projection's
 /// bend of a lon/lat straight line never matters: the answer is within a few centimetres
 /// of the true minimum for fences up to 10 km across (tested against dense sampling).
-package enum EdgeDistance {
+@_spi(Engine) public enum EdgeDistance {
     /// Longest piece (metres, projected) in which one edge is treated as straight.
-    package static let maximumPieceLength: Double = 500
+    @inlinable package static var maximumPieceLength: Double { 500 }
 
     /// Smallest great-circle distance in metres from `point` to any edge of the closed
     /// rings in `ring`, a flat array `[lon0, lat0, lon1, lat1, …]` whose last position

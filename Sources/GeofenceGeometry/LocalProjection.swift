@@ -5,7 +5,7 @@ import RealModule
 /// distorted by well under 0.1 % within 50 km of the centre. It has no seam at the
 /// antimeridian and works at the poles, which is why the minimum enclosing circle of a
 /// polygon and the distance from a fix to a polygon edge are both computed in it.
-package struct LocalProjection: Sendable {
+@_spi(Engine) public struct LocalProjection: Sendable {
     package let center: Coordinate
     @usableFromInline let lat0: Double
     @usableFromInline let lon0: Double

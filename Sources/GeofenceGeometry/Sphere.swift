@@ -5,13 +5,13 @@ import RealModule
 /// ``capThreshold(radius:)``, which is `distance <= radius` without the `asin`; every
 /// containment path in the package (index, scan, benchmark baselines) uses these two
 /// functions, so they agree to the bit.
-package enum Sphere {
+@_spi(Engine) public enum Sphere {
     /// Mean Earth radius in metres (R1 of IUGG), the sphere every distance uses.
-    package static let radius: Double = 6_371_008.8
+    @inlinable package static var radius: Double { 6_371_008.8 }
     /// Degrees to radians, computed as the C peers do (`M_PI / 180`).
-    package static let degreesToRadians: Double = Double.pi / 180.0
+    @inlinable package static var degreesToRadians: Double { Double.pi / 180.0 }
     /// Radians to degrees.
-    package static let radiansToDegrees: Double = 180.0 / Double.pi
+    @inlinable package static var radiansToDegrees: Double { 180.0 / Double.pi }
 
     /// The haversine term `a = hav(d / R)` between two points given in radians, with the
     /// cosine of the first latitude precomputed.

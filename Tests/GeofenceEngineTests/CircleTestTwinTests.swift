@@ -2,6 +2,7 @@ import Foundation
 import GeofenceTestSupport
 import Testing
 @testable import GeofenceEngine
+@_spi(Engine) import GeofenceGeometry
 
 /// The hot paths' shortcuts against their slow twins: the circle test without `cos` or `sin`
 /// against the two-`sin` term, and the unchecked conversion against `Int(_:)`.

@@ -1,6 +1,7 @@
 import GeofenceEngine
 import GeofenceTestSupport
 import Testing
+@_spi(Engine) import GeofenceGeometry
 
 func circle(_ id: String, _ lat: Double, _ lon: Double, _ r: Double, level: Int? = nil, index: Int = 0) -> Fence {
     Fence(id: id, shape: .circle(center: Coordinate(latitude: lat, longitude: lon), radius: r), level: level, featureIndex: index)

@@ -1,5 +1,6 @@
 import Testing
 @testable import GeofenceEngine
+@_spi(Engine) import GeofenceGeometry
 
 /// Nearest fences through the R-tree against the scan, and polygon distances against dense
 /// sampling of the boundary.

@@ -1,6 +1,7 @@
 import GeofenceTestSupport
 import Testing
 @testable import GeofenceEngine
+@_spi(Engine) import GeofenceGeometry
 
 /// The planner across successive plans: syncing after a fence update, and hysteresis.
 @Suite("Registration planner over time")

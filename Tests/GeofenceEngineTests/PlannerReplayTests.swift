@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import GeofenceEngine
+@_spi(Engine) import GeofenceGeometry
 
 /// The registration planner replayed on real movement: the Austin bus traces against the
 /// Austin stops (50 m circles) and neighbourhood polygons. See ``ReplayModel`` for the model.

@@ -1,6 +1,7 @@
 import GeofenceTestSupport
 import Testing
 @testable import GeofenceEngine
+@_spi(Engine) import GeofenceGeometry
 
 /// Registration planner invariants over random positions, budgets and registered sets.
 @Suite("Registration planner")

@@ -1,5 +1,6 @@
 import GeofenceEngine
 import Testing
+@_spi(Engine) import GeofenceGeometry
 
 /// The README's planner example, run against a simulated OS: the documented way to use the
 /// planner (re-plan when the device leaves the refresh region) catches every entrance, and a

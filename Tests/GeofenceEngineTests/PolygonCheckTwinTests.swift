@@ -3,6 +3,7 @@ import GeofenceGEOS
 import GeofenceTestSupport
 import Testing
 @testable import GeofenceEngine
+@_spi(Engine) import GeofenceGeometry
 
 /// The Swift geometry checks against GEOS: a polygon certified valid is valid for GEOS, and
 /// Welzl's circle is GEOS's minimum bounding circle.

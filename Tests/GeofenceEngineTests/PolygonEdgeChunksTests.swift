@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import GeofenceEngine
+@_spi(Engine) import GeofenceGeometry
 
 /// The pruned polygon edge distance against its slow twin, the full ``EdgeDistance`` scan.
 @Suite("Polygon edge runs")

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import GeofenceEngine
+@_spi(Engine) import GeofenceGeometry
 
 /// The stop detector's bookkeeping: pruning, the bound on kept fixes, and the search.
 @Suite("Stop history")

@@ -1,4 +1,4 @@
-import GeofenceGeometry
+@_spi(Engine) import GeofenceGeometry
 import GeofenceTestSupport
 import Testing
 

@@ -1,5 +1,5 @@
 import Foundation
-import GeofenceGeometry
+@_spi(Engine) import GeofenceGeometry
 import GeofenceTestSupport
 import Testing
 

@@ -1,4 +1,4 @@
-import GeofenceGeometry
+@_spi(Engine) import GeofenceGeometry
 import RealModule
 
 /// The containment test of a circle fence in the hot paths: whether a point's haversine term

@@ -1,5 +1,5 @@
 import GeofenceGEOS
-import GeofenceGeometry
+@_spi(Engine) import GeofenceGeometry
 
 /// A fence near a point, with the distance from the point to the fence's edge.
 package struct FenceDistance: Hashable, Sendable {

@@ -1,5 +1,5 @@
 import GeofenceGEOS
-import GeofenceGeometry
+@_spi(Engine) import GeofenceGeometry
 
 /// A polygon's edges in runs of at most ``size`` consecutive edges, each with a lon/lat box,
 /// so an edge distance can skip the runs whose box is already farther than the best edge.

@@ -1,4 +1,5 @@
 import RealModule
+@_spi(Engine) import GeofenceGeometry
 /// The recent fixes of a device's open visits, to tell when it is *stopped* (semantics §5):
 /// for some earlier fix *f* of the visit, *f* and every fix after it lie within `stopRadius`
 /// of their mean position, and at least `stopSeconds` have passed since *f*.

@@ -1,5 +1,6 @@
 import GeofenceGEOS
 import RealModule
+@_spi(Engine) import GeofenceGeometry
 
 /// What every tracker of one fence set and one configuration shares: the fences, the
 /// configuration, and the per-fence numbers the tracker reads (radii, levels, dwell times),

@@ -1,4 +1,4 @@
-import GeofenceGeometry
+@_spi(Engine) import GeofenceGeometry
 
 /// The shape of a fence.
 public enum FenceShape: Hashable, Sendable {

@@ -1,4 +1,4 @@
-import GeofenceGeometry
+@_spi(Engine) import GeofenceGeometry
 
 /// Reading one fence's attributes from the flat storage, by slot.
 extension FenceSet {

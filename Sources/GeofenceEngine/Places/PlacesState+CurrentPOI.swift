@@ -1,3 +1,4 @@
+@_spi(Engine) import GeofenceGeometry
 /// The current POI rule (semantics §6): among the entered fences, the first by rank
 /// ascending, then radius ascending (a polygon's is its minimum enclosing circle's), then a
 /// third key, then id ascending. Total and deterministic.

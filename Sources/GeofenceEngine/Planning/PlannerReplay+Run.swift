@@ -1,5 +1,5 @@
 import GeofenceGEOS
-import GeofenceGeometry
+@_spi(Engine) import GeofenceGeometry
 
 extension PlannerReplay {
     /// Most re-plans along one path between two fixes before the replay gives up on it (a

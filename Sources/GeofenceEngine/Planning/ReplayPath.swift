@@ -1,5 +1,5 @@
 import GeofenceGEOS
-import GeofenceGeometry
+@_spi(Engine) import GeofenceGeometry
 
 /// The unobserved movement between two consecutive fixes of a device, modelled as the
 /// straight line in longitude/latitude from one to the other (the same straightness GeoJSON

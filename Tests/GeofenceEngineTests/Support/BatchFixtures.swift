@@ -1,6 +1,7 @@
 import Foundation
 import GeofenceEngine
 import GeofenceTestSupport
+@_spi(Engine) import GeofenceGeometry
 
 /// A random batch input: fences around a city, devices on random walks through them, written
 /// as CSV in a chosen row and column order.

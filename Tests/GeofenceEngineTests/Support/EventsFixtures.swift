@@ -1,5 +1,6 @@
 import Testing
 @testable import GeofenceEngine
+@_spi(Engine) import GeofenceGeometry
 
 /// Fences and fixes laid out in metres around one base point, so scenarios read as
 /// "100 m east of the base".

@@ -1,5 +1,6 @@
 import GeofenceEngine
 import GeofenceTestSupport
+@_spi(Engine) import GeofenceGeometry
 
 /// A random star-shaped polygon (sometimes with a hole) of up to `size` metres around `center`.
 func randomPolygon(_ rng: inout SplitMix64, id: String, near center: Coordinate, size: Double = 300, level: Int? = nil) -> Fence {

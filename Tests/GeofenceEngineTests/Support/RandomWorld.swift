@@ -1,4 +1,5 @@
 import GeofenceEngine
+@_spi(Engine) import GeofenceGeometry
 
 /// Random fence worlds for the randomized tests: where the fences are, how big, and which
 /// awkward cases (antimeridian, pole, duplicates, levels) they include.

@@ -1,5 +1,6 @@
 import Foundation
 @testable import GeofenceEngine
+@_spi(Engine) import GeofenceGeometry
 
 /// The slow, obvious twin of ``DeviceTracker`` for the property tests.
 ///

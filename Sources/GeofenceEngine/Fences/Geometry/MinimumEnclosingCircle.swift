@@ -1,5 +1,5 @@
 import GeofenceGEOS
-import GeofenceGeometry
+@_spi(Engine) import GeofenceGeometry
 import RealModule
 
 /// The minimum enclosing circle of a polygon, in metres on the sphere (semantics §1: a

@@ -1,4 +1,4 @@
-import GeofenceGeometry
+@_spi(Engine) import GeofenceGeometry
 import RealModule
 
 /// Turns validated fence records into a ``FenceSet``'s flat storage.
