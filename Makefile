@@ -84,7 +84,7 @@ fuzz: deps
 # the tests that bound memory or limit the address space skip themselves under sanitizers).
 sanitize: deps
 	$(SWIFT) test --scratch-path .build-tsan --sanitize=thread
-	$(SWIFT) test --scratch-path .build-asan --sanitize=address
+	LSAN_OPTIONS=suppressions=$(CURDIR)/scripts/lsan-suppressions.txt $(SWIFT) test --scratch-path .build-asan --sanitize=address
 
 # The benchmark suite; set PEERS_DATA to the folder ../shared/peers/gen.py wrote to use the
 # peers' world (else a world generated in Swift is used).
