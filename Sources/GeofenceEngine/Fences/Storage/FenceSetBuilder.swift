@@ -31,13 +31,15 @@ enum FenceSetBuilder {
         for (k, slot) in order.enumerated() { position[slot] = Int32(k) }
         let storage = position
         PhaseTrace.mark("hilbert")
-        // Independent parts, two at a time.
+        // Independent parts, two at a time, the longest first (100k fences alone: fragments
+        // 20 ms, directory 19, tree 5, id table 1; the phase 27 ms, against 28.5 with the
+        // tree first, its faults and memory traffic shared by both threads).
         let tree = TaskResult<PackedRTree>(), directory = TaskResult<CellDirectory>()
         let fragments = TaskResult<ByteTable>(), idTable = TaskResult<FenceIDTable>()
         ParallelRanges.run(threads: threads, [
-            { tree.value = PackedRTree(boxes: g.entryBoxes, values: g.entrySlots, order: entryOrder) },
-            { directory.value = CellDirectory(boxes: g.entryBoxes, slots: g.entrySlots, storage: g.entrySlots.map { storage[Int($0)] }) },
             { fragments.value = EventLineFormatter.fenceFragments(ids: g.ids, circles: g.circles, levels: g.levels, properties: g.properties) },
+            { directory.value = CellDirectory(boxes: g.entryBoxes, slots: g.entrySlots, storage: g.entrySlots.map { storage[Int($0)] }) },
+            { tree.value = PackedRTree(boxes: g.entryBoxes, values: g.entrySlots, order: entryOrder) },
             { idTable.value = FenceIDTable(ids: g.ids) },
         ])
         PhaseTrace.mark("tree, directory, fragments, id table")
