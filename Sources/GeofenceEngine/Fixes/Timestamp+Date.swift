@@ -1,4 +1,10 @@
+// FoundationEssentials where the toolchain has it (Linux): `Date` and the JSON coders without
+// the rest of Foundation, whose libraries (and ICU's) every process otherwise loads at start.
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 extension Timestamp {
     /// The instant `date` stands for, rounded to the millisecond.
