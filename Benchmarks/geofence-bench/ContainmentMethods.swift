@@ -73,10 +73,14 @@ final class ContainmentWorker {
         let fixes = world.fixes
         let fileIndex = world.fileIndexOfSlot
         if method == .engine {
-            // The per-fix API in its own loop (no dispatch per fix).
-            for i in range {
-                try evaluator.containing(latitude: fixes[2 * i], longitude: fixes[2 * i + 1], level: nil, into: &buffer)
-                for slot in buffer { sum.add(fix: i, fence: fileIndex[Int(slot)]) }
+            // The per-fix API in its own loop (no dispatch per fix), over the fixes' buffer as
+            // the C grid reads its array (no bounds check per coordinate).
+            let evaluator = self.evaluator
+            try fixes.withUnsafeBufferPointer { xy in
+                for i in range {
+                    try evaluator.containing(latitude: xy[2 * i], longitude: xy[2 * i + 1], level: nil, into: &buffer)
+                    for slot in buffer { sum.add(fix: i, fence: fileIndex[Int(slot)]) }
+                }
             }
             return sum
         }
