@@ -59,6 +59,30 @@ import RealModule
         return (x, y)
     }
 
+    /// ``project(sinLatitude:cosLatitude:sinLongitudeOffset:cosLongitudeOffset:)`` with the
+    /// scale `k = c / sin c` taken from its series where the point lies within 0.01 rad (64 km)
+    /// of the centre, instead of from `acos` and `sin`: with u = 1 − cos c,
+    /// c² = 2u + u²/3 + 4u³/45 + u⁴/35 and k = 1 + c²/6 + 7c⁴/360 + 31c⁶/15120 (the terms left
+    /// out are below 1e-19 of k). k then differs from the libm form by an ulp or two at most;
+    /// both are as exact as the rounded `cos c` they start from. The minimum enclosing circle
+    /// projects every vertex, and these two calls were a tenth of its cost.
+    /// - Complexity: O(1).
+    @inlinable
+    package func projectNearCenter(
+        sinLatitude sinLat: Double, cosLatitude cosLat: Double, sinLongitudeOffset sinDLon: Double, cosLongitudeOffset cosDLon: Double
+    ) -> (x: Double, y: Double) {
+        let cosC = Swift.max(-1, Swift.min(1, sinLat0 * sinLat + cosLat0 * cosLat * cosDLon))
+        let u = 1 - cosC
+        guard u < 5e-5 else {
+            return project(sinLatitude: sinLat, cosLatitude: cosLat, sinLongitudeOffset: sinDLon, cosLongitudeOffset: cosDLon)
+        }
+        let c2 = u * (2 + u * (1.0 / 3 + u * (4.0 / 45 + u * (1.0 / 35))))
+        let k = 1 + c2 * (1.0 / 6 + c2 * (7.0 / 360 + c2 * (31.0 / 15120)))
+        let x = Sphere.radius * k * cosLat * sinDLon
+        let y = Sphere.radius * k * (cosLat0 * sinLat - sinLat0 * cosLat * cosDLon)
+        return (x, y)
+    }
+
     /// The coordinate projected to (x, y); longitude wrapped into [-180, 180].
     package func unproject(x: Double, y: Double) -> Coordinate {
         let rho = (x * x + y * y).squareRoot()

@@ -1,3 +1,4 @@
+import Foundation
 @_spi(Engine) import GeofenceGeometry
 import GeofenceTestSupport
 import Testing
@@ -16,6 +17,29 @@ struct ProjectionTests {
                 let back = projection.unproject(x: xy.x, y: xy.y)
                 #expect(abs((xy.x * xy.x + xy.y * xy.y).squareRoot() - Sphere.distance(center, p)) < 1e-3, "seed \(seed)")
                 #expect(Sphere.distance(back, p) < 1e-3, "seed \(seed): \(p) → \(xy) → \(back)")
+            }
+        }
+    }
+
+    /// The series form of the projection's scale (for the enclosing circle) gives the libm
+    /// form's point to within a few ulps of the distance, from the centre itself out to past
+    /// the series' 64 km reach (where it hands over to the libm form).
+    @Test("projectNearCenter equals project to a few ulps, near and far")
+    func projectionNearCenter() {
+        for seed in testSeeds(10) {
+            var rng = SplitMix64(seed: seed)
+            for _ in 0..<2_000 {
+                let center = Coordinate(latitude: rng.double(-89...89), longitude: rng.double(-180...180))
+                let projection = LocalProjection(center: center)
+                let reach = [1e-6, 1.0, 100.0, 10_000.0, 63_000.0, 64_500.0, 200_000.0][rng.int(0...6)]
+                let p = Sphere.destination(from: center, distance: rng.double(0...reach), bearing: rng.double(0...(2 * .pi)))
+                let lat = p.latitude * Sphere.degreesToRadians, dLon = projection.longitudeOffset(p.longitude)
+                let (s, c) = (sin(lat), cos(lat))
+                let libm = projection.project(sinLatitude: s, cosLatitude: c, sinLongitudeOffset: sin(dLon), cosLongitudeOffset: cos(dLon))
+                let series = projection.projectNearCenter(sinLatitude: s, cosLatitude: c, sinLongitudeOffset: sin(dLon), cosLongitudeOffset: cos(dLon))
+                let scale = max(1e-300, (libm.x * libm.x + libm.y * libm.y).squareRoot())
+                #expect(abs(series.x - libm.x) <= 8 * scale.ulp && abs(series.y - libm.y) <= 8 * scale.ulp,
+                        "seed \(seed): \(p) from \(center): \(series) against \(libm)")
             }
         }
     }

@@ -73,7 +73,7 @@ enum MinimumEnclosingCircle {
             let ring = exterior(k)
             for i in stride(from: 0, to: ring.count - 1, by: 2) {
                 let (sinDLon, cosDLon) = CMath.sinCos(projection.longitudeOffset(ring[i]))
-                let p = projection.project(
+                let p = projection.projectNearCenter(
                     sinLatitude: scratch.trig[v].x, cosLatitude: scratch.trig[v].y, sinLongitudeOffset: sinDLon, cosLongitudeOffset: cosDLon)
                 scratch.points.append(SIMD2(p.x, p.y))
                 v += 1
