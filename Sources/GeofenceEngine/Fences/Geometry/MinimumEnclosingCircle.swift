@@ -43,10 +43,11 @@ enum MinimumEnclosingCircle {
     /// Three `sincos` per vertex where the first version made ten calls (the trigonometry was
     /// the largest cost of loading polygons): `sincos` gives the C library's `sin` and `cos`
     /// to the bit; the projection's scale comes from its series
-    /// (`LocalProjection.projectNearCenter`, within an ulp or two of `acos` and `sin`); and the farthest vertex is found from
-    /// haversine terms estimated without `sin`, the exact term computed only for the vertices
-    /// within rounding of the farthest. The radii are the ten calls' (tested on every fence
-    /// file against GEOS's circle); a centre may differ in its last bit.
+    /// (`LocalProjection.projectNearCenter`, within an ulp or two of `acos` and `sin`); and
+    /// the farthest vertex is found from haversine terms estimated without `sin`, the exact
+    /// term computed only for the vertices within rounding of the farthest. The radii are the
+    /// ten calls' (tested on every fence file against GEOS's circle); a centre may differ in
+    /// its last bit.
     static func of(exteriors count: Int, scratch: inout Scratch, _ exterior: (Int) -> UnsafeBufferPointer<Double>) -> EnclosingCircle {
         // Sines and cosines of every vertex's latitude, computed once.
         scratch.trig.removeAll(keepingCapacity: true)
