@@ -27,31 +27,6 @@ import RealModule
         return sdp * sdp + cos1 * cos2 * sdl * sdl
     }
 
-    /// Whether ``haversineTerm(latitude1:longitude1:cosLatitude1:latitude2:longitude2:cosLatitude2:)``
-    /// is at most `threshold`: the same answer, mostly without calling `sin`.
-    ///
-    /// For half-angle differences below 0.01 rad (about 60 km) the sines come from their
-    /// series to the fifth power, whose truncation and rounding stay below 1e-15 of the
-    /// term. When that estimate is more than 1e-12 (relative) away from `threshold`, the
-    /// answer cannot differ from the `sin` computation; only points within about a
-    /// nanometre per kilometre of radius of the cap's edge take the two `sin` calls.
-    /// - Complexity: O(1).
-    @inlinable @inline(__always)
-    package static func haversineTermIsAtMost(
-        _ threshold: Double, latitude1 lat1: Double, longitude1 lon1: Double, cosLatitude1 cos1: Double,
-        latitude2 lat2: Double, longitude2 lon2: Double, cosLatitude2 cos2: Double
-    ) -> Bool {
-        if let estimate = haversineTermEstimate(
-            latitude1: lat1, longitude1: lon1, cosLatitude1: cos1, latitude2: lat2, longitude2: lon2, cosLatitude2: cos2) {
-            let margin = 1e-12 * Swift.max(estimate, threshold) + 1e-300
-            if estimate < threshold - margin { return true }
-            if estimate > threshold + margin { return false }
-        }
-        return haversineTerm(
-            latitude1: lat1, longitude1: lon1, cosLatitude1: cos1,
-            latitude2: lat2, longitude2: lon2, cosLatitude2: cos2) <= threshold
-    }
-
     /// The haversine term estimated without `sin`, within 1e-15 of it (relative), for points
     /// whose half-angle differences are below 0.01 rad (about 60 km); nil for others.
     ///
@@ -67,10 +42,17 @@ import RealModule
     ) -> Double? {
         let x = 0.5 * (lat1 - lat2), y = 0.5 * (lon1 - lon2)
         guard abs(x) < 0.01 && abs(y) < 0.01 else { return nil }
-        let x2 = x * x, y2 = y * y
-        let sx = x * (1 - x2 * (1.0 / 6) * (1 - x2 * (1.0 / 20)))
-        let sy = y * (1 - y2 * (1.0 / 6) * (1 - y2 * (1.0 / 20)))
+        let sx = smallSine(x), sy = smallSine(y)
         return sx * sx + cos1 * cos2 * sy * sy
+    }
+
+    /// `sin x` for |x| < 0.01 from its series to the fifth power, `x − x³/6 + x⁵/120`:
+    /// truncation and rounding below 1e-15 of it (relative). The haversine estimates' sines.
+    /// - Complexity: O(1), no calls.
+    @inlinable @inline(__always)
+    package static func smallSine(_ x: Double) -> Double {
+        let x2 = x * x
+        return x * (1 - x2 * (1.0 / 6) * (1 - x2 * (1.0 / 20)))
     }
 
     /// The haversine term between two coordinates.

@@ -29,9 +29,7 @@ enum CircleTest {
         if abs(x) < 0.01 && abs(y) < 0.01 {
             let d = lat1 - lat2
             let cos1 = cos2 - d * (sin2 + 0.5 * d * cos2)
-            let x2 = x * x, y2 = y * y
-            let sx = x * (1 - x2 * (1.0 / 6) * (1 - x2 * (1.0 / 20)))
-            let sy = y * (1 - y2 * (1.0 / 6) * (1 - y2 * (1.0 / 20)))
+            let sx = Sphere.smallSine(x), sy = Sphere.smallSine(y)
             let sy2 = sy * sy
             let estimate = sx * sx + cos1 * cos2 * sy2
             let cosError = abs(d) * d * d * (1.0 / 6) + 1e-15
