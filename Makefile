@@ -20,13 +20,12 @@ run: build
 	@echo "First events (out/events.ndjson):"
 	@head -n 5 out/events.ndjson
 
-# The whole suite, in a temporary folder of its own: what a test leaves behind there (other
-# than SwiftPM's own TemporaryDirectory.* folders and *.lock files) fails the run.
-# The tests run with a temporary folder of their own, which must be empty afterwards (the build
-# runs before it, so the compiler's files are not counted).
+# The whole suite, built and run with a temporary folder of its own (TMPDIR), removed at the
+# end: nothing lands in /tmp (SwiftPM's build leaves empty TemporaryDirectory.* folders wherever
+# TMPDIR points). What the tests leave there other than SwiftPM's folders, *.lock files and
+# the compiler's generated sources fails the run.
 test: deps
-	$(SWIFT) build --build-tests
-	@tmp=$$(mktemp -d); TMPDIR=$$tmp $(SWIFT) test --skip-build; status=$$?; \
+	@tmp=$$(mktemp -d); TMPDIR=$$tmp $(SWIFT) build --build-tests && TMPDIR=$$tmp $(SWIFT) test --skip-build; status=$$?; \
 	left=$$(ls -A $$tmp | grep -v -e '^TemporaryDirectory\.' -e '\.lock$$' -e '^swift-generated-sources$$'); rm -rf $$tmp; \
 	if [ -n "$$left" ]; then echo "make test: the tests left files in the temporary folder:"; echo "$$left"; exit 1; fi; \
 	exit $$status

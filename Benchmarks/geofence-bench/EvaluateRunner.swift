@@ -11,6 +11,10 @@ enum EvaluateRunner {
         var peakRSSMiB: Double
         /// Process wall time, fence loading included.
         var wallSeconds: Double
+        /// Peak resident memory of the whole process (`wait4`'s), fences included.
+        var processPeakMiB: Double
+        /// The summary's `fenceLoadSeconds`.
+        var fenceLoadSeconds: Double
     }
 
     /// The `geofence` executable next to this one.
@@ -19,25 +23,24 @@ enum EvaluateRunner {
             .appendingPathComponent("geofence").path
     }
 
-    static func run(fences: String, fixes: String, threads: Int, extra: [String] = []) throws -> Result {
-        let summary = FileManager.default.temporaryDirectory.appendingPathComponent("bench-summary-\(UUID().uuidString).json").path
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = ["evaluate", "--fences", fences, "--fixes", fixes, "--threads", "\(threads)", "--quiet",
-                             "--output", "/dev/null", "--summary", summary] + extra
-        let start = Measure.now()
-        try process.run()
-        process.waitUntilExit()
-        let wall = Measure.now() - start
-        guard process.terminationStatus == 0 else {
-            throw BenchError("geofence evaluate failed (status \(process.terminationStatus)) on \(fixes); is `swift build -c release --product geofence` done?")
+    /// Runs `geofence evaluate` to /dev/null and reads its summary; the wall time and peak
+    /// memory are the child's own (`Platform.runAndWait`: no Foundation `Process`, which added
+    /// tens of milliseconds to a run).
+    static func run(fences: String, fixes: String, threads: Int, extra: [String] = [], summary: String? = nil) throws -> Result {
+        let summary = summary ?? FileManager.default.temporaryDirectory.appendingPathComponent("bench-summary-\(UUID().uuidString).json").path
+        defer { try? FileManager.default.removeItem(atPath: summary) }
+        let arguments = [executable, "evaluate", "--fences", fences, "--fixes", fixes, "--threads", "\(threads)", "--quiet",
+                         "--output", "/dev/null", "--summary", summary] + extra
+        guard let child = Platform.runAndWait(arguments) else { throw BenchError("cannot start \(executable)") }
+        guard child.status == 0 else {
+            throw BenchError("geofence evaluate failed (status \(child.status)) on \(fixes); is `swift build -c release --product geofence` done?")
         }
         let value = try JSONParser.parse(try FileBytes.read(summary))
-        try? FileManager.default.removeItem(atPath: summary)
         guard let o = value.objectValue else { throw BenchError("unreadable summary") }
         return Result(
             seconds: o["seconds"]?.doubleValue ?? .nan, rowsRead: o["rowsRead"]?.intValue ?? 0,
             events: o["events"]?.intValue ?? 0, peakRSSMiB: Double(o["peakResidentBytes"]?.intValue ?? 0) / 1_048_576,
-            wallSeconds: wall)
+            wallSeconds: child.seconds, processPeakMiB: Double(child.peakResidentBytes) / 1_048_576,
+            fenceLoadSeconds: o["fenceLoadSeconds"]?.doubleValue ?? .nan)
     }
 }

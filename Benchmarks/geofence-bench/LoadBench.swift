@@ -30,7 +30,7 @@ struct LoadBench {
         let sequence = "\(work)/fences_\(n).geojsonl"
         let compiled = "\(work)/fences_\(n).fences"
         if !FileManager.default.fileExists(atPath: sequence) || !FileManager.default.fileExists(atPath: collection) {
-            var world = try WorldCommand.parse(["--fences", source, "--tiles", "\(tiles)", "--output", tiles > 1 ? collection : "\(work)/.unused.geojson", "--seq", sequence])
+            let world = try WorldCommand.parse(["--fences", source, "--tiles", "\(tiles)", "--output", tiles > 1 ? collection : "\(work)/.unused.geojson", "--seq", sequence])
             try world.run()
         }
         if !FileManager.default.fileExists(atPath: compiled) {
@@ -50,13 +50,8 @@ struct LoadBench {
     /// Whole-process wall time and peak RSS (MiB) of loading `path` with `geofence`, and the
     /// load's own seconds from its summary.
     func engine(_ path: String, fixes: String) throws -> (seconds: Double, peakMiB: Double, loadSeconds: Double) {
-        let summary = "\(work)/.summary.json"
-        let child = try Self.run([
-            EvaluateRunner.executable, "evaluate", "--fences", path, "--fixes", fixes, "--threads", "\(threads)", "--quiet",
-            "--output", "/dev/null", "--summary", summary,
-        ])
-        let o = try JSONParser.parse(try FileBytes.read(summary)).objectValue
-        return (child.seconds, child.peakMiB, o?["fenceLoadSeconds"]?.doubleValue ?? .nan)
+        let r = try EvaluateRunner.run(fences: path, fixes: fixes, threads: threads, summary: "\(work)/.summary.json")
+        return (r.wallSeconds, r.processPeakMiB, r.fenceLoadSeconds)
     }
 
     /// Whole-process wall time and peak RSS (MiB) of `json.load` of `path` in Python.

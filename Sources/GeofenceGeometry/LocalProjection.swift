@@ -50,13 +50,8 @@ import RealModule
     package func project(
         sinLatitude sinLat: Double, cosLatitude cosLat: Double, sinLongitudeOffset sinDLon: Double, cosLongitudeOffset cosDLon: Double
     ) -> (x: Double, y: Double) {
-        let cosC = Swift.max(-1, Swift.min(1, sinLat0 * sinLat + cosLat0 * cosLat * cosDLon))
-        let c = Double.acos(cosC)
-        // k = c / sin c, with its limit 1 at the centre.
-        let k = c < 1e-9 ? 1.0 : c / Double.sin(c)
-        let x = Sphere.radius * k * cosLat * sinDLon
-        let y = Sphere.radius * k * (cosLat0 * sinLat - sinLat0 * cosLat * cosDLon)
-        return (x, y)
+        let cosC = cosineOfDistance(sinLatitude: sinLat, cosLatitude: cosLat, cosLongitudeOffset: cosDLon)
+        return point(scale: Self.scale(cosC), sinLatitude: sinLat, cosLatitude: cosLat, sinLongitudeOffset: sinDLon, cosLongitudeOffset: cosDLon)
     }
 
     /// ``project(sinLatitude:cosLatitude:sinLongitudeOffset:cosLongitudeOffset:)`` with the
@@ -71,16 +66,37 @@ import RealModule
     package func projectNearCenter(
         sinLatitude sinLat: Double, cosLatitude cosLat: Double, sinLongitudeOffset sinDLon: Double, cosLongitudeOffset cosDLon: Double
     ) -> (x: Double, y: Double) {
-        let cosC = Swift.max(-1, Swift.min(1, sinLat0 * sinLat + cosLat0 * cosLat * cosDLon))
+        let cosC = cosineOfDistance(sinLatitude: sinLat, cosLatitude: cosLat, cosLongitudeOffset: cosDLon)
         let u = 1 - cosC
-        guard u < 5e-5 else {
-            return project(sinLatitude: sinLat, cosLatitude: cosLat, sinLongitudeOffset: sinDLon, cosLongitudeOffset: cosDLon)
+        let k: Double
+        if u < 5e-5 {
+            let c2 = u * (2 + u * (1.0 / 3 + u * (4.0 / 45 + u * (1.0 / 35))))
+            k = 1 + c2 * (1.0 / 6 + c2 * (7.0 / 360 + c2 * (31.0 / 15120)))
+        } else {
+            k = Self.scale(cosC)
         }
-        let c2 = u * (2 + u * (1.0 / 3 + u * (4.0 / 45 + u * (1.0 / 35))))
-        let k = 1 + c2 * (1.0 / 6 + c2 * (7.0 / 360 + c2 * (31.0 / 15120)))
-        let x = Sphere.radius * k * cosLat * sinDLon
-        let y = Sphere.radius * k * (cosLat0 * sinLat - sinLat0 * cosLat * cosDLon)
-        return (x, y)
+        return point(scale: k, sinLatitude: sinLat, cosLatitude: cosLat, sinLongitudeOffset: sinDLon, cosLongitudeOffset: cosDLon)
+    }
+
+    /// cos c for the point's angular distance c from the centre (clamped to [−1, 1]).
+    @inlinable
+    func cosineOfDistance(sinLatitude sinLat: Double, cosLatitude cosLat: Double, cosLongitudeOffset cosDLon: Double) -> Double {
+        Swift.max(-1, Swift.min(1, sinLat0 * sinLat + cosLat0 * cosLat * cosDLon))
+    }
+
+    /// k = c / sin c from `acos` and `sin`, with its limit 1 at the centre.
+    @inlinable
+    static func scale(_ cosC: Double) -> Double {
+        let c = Double.acos(cosC)
+        return c < 1e-9 ? 1.0 : c / Double.sin(c)
+    }
+
+    /// The projected point for scale k.
+    @inlinable
+    func point(
+        scale k: Double, sinLatitude sinLat: Double, cosLatitude cosLat: Double, sinLongitudeOffset sinDLon: Double, cosLongitudeOffset cosDLon: Double
+    ) -> (x: Double, y: Double) {
+        (Sphere.radius * k * cosLat * sinDLon, Sphere.radius * k * (cosLat0 * sinLat - sinLat0 * cosLat * cosDLon))
     }
 
     /// The coordinate projected to (x, y); longitude wrapped into [-180, 180].

@@ -67,9 +67,6 @@ struct CLIError: Error {
 
 /// Unbuffered writes of whole messages to the standard streams.
 enum FileHandleText {
-    static func standardError(_ text: String) { write(2, text) }
-    static func standardOutput(_ text: String) { write(1, text) }
-    private static func write(_ fd: Int32, _ text: String) {
-        _ = Platform.writeAll(fd, Array(text.utf8))
-    }
+    static func standardError(_ text: String) { Platform.writeStandardError(text) }
+    static func standardOutput(_ text: String) { Platform.writeStandardOutput(text) }
 }

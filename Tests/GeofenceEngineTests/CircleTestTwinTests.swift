@@ -11,7 +11,7 @@ struct CircleTestTwinTests {
     /// The same answer as `Sphere.haversineTerm(…) <= threshold` for points anywhere, near
     /// the circle's edge (the threshold the point's own term, give or take an ulp), and on
     /// it; centres from the equator to the poles.
-    @Test("CircleTest.holds equals the sin computation, at the edge too")
+    @Test("Sphere.capHolds equals the sin computation, at the edge too")
     func holdsMatchesSin() {
         let toRadians = Double.pi / 180
         for seed in testSeeds(20) {
@@ -26,7 +26,7 @@ struct CircleTestTwinTests {
                     latitude1: lat1, longitude1: lon1, cosLatitude1: cos(lat1), latitude2: lat2, longitude2: lon2, cosLatitude2: cos(lat2))
                 let thresholds = [Sphere.capThreshold(radius: radius), term, term.nextUp, term.nextDown, term.nextUp.nextUp, term.nextDown.nextDown]
                 for t in thresholds {
-                    let got = CircleTest.holds(
+                    let got = Sphere.capHolds(
                         t, latitude1: lat1, longitude1: lon1, latitude2: lat2, longitude2: lon2, cosLatitude2: cos(lat2), sinLatitude2: sin(lat2))
                     #expect(got == (term <= t), "seed \(seed): point \(point) centre \(centre) threshold \(t) term \(term)")
                 }

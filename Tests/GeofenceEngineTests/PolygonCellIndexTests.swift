@@ -191,7 +191,7 @@ struct PolygonCellIndexTests {
             fences.append(Fence(id: "c\(k)", shape: .circle(center: center, radius: 150)))
         }
         let set = try FenceSet(fences)
-        var circleRecords = [SIMD4<Double>](repeating: .zero, count: set.count)
+        var circleRecords = [(SIMD4<Double>, SIMD4<Double>)](repeating: (.zero, .zero), count: set.count)
         for slot in 0..<set.count {
             circleRecords[Int(set.storage.storageIndex[slot])] =
                 FenceSetBuilder.circleRecord(set.storage.attributes[slot], set.storage.enclosingCircles[slot])

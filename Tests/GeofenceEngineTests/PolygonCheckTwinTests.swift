@@ -96,7 +96,7 @@ struct PolygonCheckTwinTests {
                 ring += [vertex.0, vertex.1]
             }
             ring += [ring[0], ring[1]]  // closed, as rings are
-            let trig = stride(from: 0, to: ring.count - 1, by: 2).map { i -> SIMD4<Double> in
+            var trig = stride(from: 0, to: ring.count - 1, by: 2).map { i -> SIMD4<Double> in
                 let lat = ring[i + 1] * Sphere.degreesToRadians
                 return SIMD4(sin(lat), cos(lat), lat, 0)
             }
@@ -108,7 +108,7 @@ struct PolygonCheckTwinTests {
                     latitude2: trig[v].z, longitude2: ring[i] * Sphere.degreesToRadians, cosLatitude2: trig[v].y))
             }
             let found = ring.withUnsafeBufferPointer { all in
-                MinimumEnclosingCircle.largestHaversineTerm(from: center, exteriors: 1, trig: trig) { _ in all }
+                MinimumEnclosingCircle.largestHaversineTerm(from: center, exteriors: 1, trig: &trig) { _ in all }
             }
             #expect(found == exact, "seed \(seed) round \(round): \(found) against \(exact)")
         }

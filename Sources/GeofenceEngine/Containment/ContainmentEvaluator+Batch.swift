@@ -1,5 +1,5 @@
 import GeofenceGEOS
-import GeofenceGeometry
+@_spi(Engine) import GeofenceGeometry
 import RealModule
 
 extension ContainmentEvaluator {
@@ -155,7 +155,7 @@ extension ContainmentEvaluator {
                             }
                             let low = hot.records[2 &* position], high = hot.records[2 &* position &+ 1]
                             if low.w >= 0 {
-                                verdicts[k] = CircleTest.holds(
+                                verdicts[k] = Sphere.capHolds(
                                     low.w, latitude1: latR, longitude1: lonR,
                                     latitude2: low.x, longitude2: low.y, cosLatitude2: low.z, sinLatitude2: high.x) ? 1 : 0
                                 continue

@@ -22,20 +22,22 @@ extension ContainmentEvaluator {
         into result: inout [Int32]
     ) throws(GEOSError) {
         if !result.isEmpty { result.removeAll(keepingCapacity: true) }
-        guard coverage.mayHold(latitude: latitude, longitude: longitude) else { return }
-        try containingCandidates(latitude: latitude, longitude: longitude, level: level, options: options, into: &result)
+        let cell = coverage.candidateCell(latitude: latitude, longitude: longitude)
+        guard cell != -1 else { return }
+        try containingCandidates(latitude: latitude, longitude: longitude, level: level, options: options, cell: cell, into: &result)
     }
 
     /// ``containing(latitude:longitude:level:options:into:)`` past the coverage's first look,
-    /// `result` empty.
+    /// `result` empty: `cell` is the directory cell it found (−2: the query finds it).
     @usableFromInline
     func containingCandidates(
-        latitude: Double, longitude: Double, level: Int?, options: ContainmentOptions, into result: inout [Int32]
+        latitude: Double, longitude: Double, level: Int?, options: ContainmentOptions, cell: Int, into result: inout [Int32]
     ) throws(GEOSError) {
         let hot = self.hot
         if hot.directoryEnabled {
             // Sorted by slot and without repeats already.
-            let count = hot.directory.searchKeys(latitude: latitude, longitude: longitude, writingTo: keyScratch)
+            let (first, end) = cell >= 0 ? hot.directory.entries(cell: cell) : hot.directory.entries(latitude: latitude, longitude: longitude)
+            let count = hot.directory.keys(latitude: latitude, longitude: longitude, entries: first, end, writingTo: keyScratch)
             if count > 0 {
                 let kept = try keepContaining(keys: keyScratch, count: count, latitude: latitude, longitude: longitude, level: level, options: options)
                 for k in 0..<kept { result.append(Int32(truncatingIfNeeded: keyScratch[k] >> 32)) }
@@ -80,7 +82,7 @@ extension ContainmentEvaluator {
             let circle = hot.records[2 &* position], high = hot.records[2 &* position &+ 1]
             let inside: Bool
             if circle.w >= 0 {
-                inside = CircleTest.holds(
+                inside = Sphere.capHolds(
                     circle.w, latitude1: latR, longitude1: lonR,
                     latitude2: circle.x, longitude2: circle.y, cosLatitude2: circle.z, sinLatitude2: high.x)
             } else {

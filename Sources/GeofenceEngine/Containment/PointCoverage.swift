@@ -6,40 +6,80 @@
 /// and one bit of a table that stays in the cache, with no call at all (the call and the
 /// evaluator's prologue were a third of such a fix's cost). It answers "maybe" whenever the
 /// directory cannot answer alone (no directory, or entries too large for its cells).
+/// The directory's fine grid, in the one form every lookup uses: the per-fix query (whose
+/// first look this is, inlined into the caller's loop), the directory's point lookup and the
+/// batch's first pass (``CellDirectory/View/locate(latitudes:longitudes:count:indexes:fine:)``).
 @usableFromInline
 struct PointCoverage {
     @usableFromInline let minX, maxX, minY, maxY: Double
     @usableFromInline let scaleX, scaleY: Double
     @usableFromInline let lastColumn, lastRow, fineWidth: Int
+    /// Fine cells per cell side, as a shift, and the grid's columns (a fine cell's cell).
+    @usableFromInline let shift, columns: Int
     @usableFromInline let bits: UnsafePointer<UInt64>
-    /// True when every point must go on to the full query.
+    /// True when every point must go on to the full query (no directory, or entries too large
+    /// for its cells, which every point's query checks).
     @usableFromInline let everyPoint: Bool
 
     /// The coverage of `directory` (valid while it lives).
     init(_ directory: CellDirectory) {
-        let view = directory.view
+        self.init(directory.view, enabled: directory.isEnabled)
+    }
+
+    /// The coverage of a directory's view (valid while the directory lives).
+    init(_ view: CellDirectory.View, enabled: Bool = true) {
         let scale = Double(1 << view.fineShift)
         minX = view.minLongitude; maxX = view.maxLongitude; minY = view.minLatitude; maxY = view.maxLatitude
         scaleX = view.inverseCellWidth * scale; scaleY = view.inverseCellHeight * scale
         lastColumn = (view.columns << view.fineShift) - 1
         lastRow = (view.rows << view.fineShift) - 1
         fineWidth = view.columns << view.fineShift
+        shift = view.fineShift
+        columns = view.columns
         bits = view.occupied
-        everyPoint = !directory.isEnabled || view.largeCount > 0
+        everyPoint = !enabled || view.largeCount > 0
     }
 
-    /// False when no fence can hold the point (outside every box the directory knows, or not
-    /// a number); true when the full query must decide. The fine cell is computed exactly as
-    /// ``CellDirectory/View/locate(latitudes:longitudes:count:indexes:fine:)`` computes it.
+    /// The point's fine cell (column, row), or nil outside the grid or for NaN.
     /// - Complexity: O(1).
     @inlinable @inline(__always)
+    func fine(latitude y: Double, longitude x: Double) -> (column: Int, row: Int)? {
+        guard x >= minX, x <= maxX, y >= minY, y <= maxY else { return nil }
+        return (Swift.min(lastColumn, Self.truncated((x - minX) * scaleX)), Swift.min(lastRow, Self.truncated((y - minY) * scaleY)))
+    }
+
+    /// Whether some entry's box reaches the fine cell.
+    @inlinable @inline(__always)
+    func isReached(_ fine: (column: Int, row: Int)) -> Bool { reachedBit(fine) != 0 }
+
+    /// ``isReached(_:)`` as 1 or 0 (for loops that count without a branch).
+    @inlinable @inline(__always)
+    func reachedBit(_ fine: (column: Int, row: Int)) -> Int {
+        let f = fine.row &* fineWidth &+ fine.column
+        return Int(truncatingIfNeeded: (bits[f &>> 6] &>> UInt64(truncatingIfNeeded: f & 63)) & 1)
+    }
+
+    /// The directory cell holding the fine cell.
+    @inlinable @inline(__always)
+    func cell(_ fine: (column: Int, row: Int)) -> Int {
+        (fine.row &>> shift) &* columns &+ (fine.column &>> shift)
+    }
+
+    /// The directory cell whose entries may hold the point: −1 when none can (outside every
+    /// box the directory knows, or not a number), −2 when the full query must find it
+    /// (``everyPoint``).
+    /// - Complexity: O(1).
+    @inlinable @inline(__always)
+    func candidateCell(latitude y: Double, longitude x: Double) -> Int {
+        if everyPoint { return -2 }
+        guard let f = fine(latitude: y, longitude: x), isReached(f) else { return -1 }
+        return cell(f)
+    }
+
+    /// False when no fence can hold the point; true when the full query must decide.
+    @inlinable @inline(__always)
     func mayHold(latitude y: Double, longitude x: Double) -> Bool {
-        if everyPoint { return true }
-        guard x >= minX, x <= maxX, y >= minY, y <= maxY else { return false }
-        let fx = Swift.min(lastColumn, Self.truncated((x - minX) * scaleX))
-        let fy = Swift.min(lastRow, Self.truncated((y - minY) * scaleY))
-        let f = fy &* fineWidth &+ fx
-        return (bits[f &>> 6] &>> UInt64(truncatingIfNeeded: f & 63)) & 1 != 0
+        candidateCell(latitude: y, longitude: x) != -1
     }
 
     /// `Int(v)` for `0 ≤ v < 2⁵²`, without the conversion's checks for NaN and overflow (their

@@ -2,8 +2,8 @@ import RealModule
 
 extension PolygonCellIndex {
     /// Builds every fence's containment record and every polygon's classified grid, over the
-    /// set's shapes (storage order). `circleRecords[p]` is the circle record of position p
-    /// (threshold −1 for a polygon).
+    /// set's shapes (storage order). `circleRecords[p]` is the record of position p, both
+    /// halves (``FenceSetBuilder/circleRecord(_:_:)``: threshold −1 for a polygon).
     ///
     /// The polygons are classified on `threads` threads, in contiguous ranges of positions;
     /// the ranges' cells and edges are then copied end to end in position order (each range
@@ -11,7 +11,7 @@ extension PolygonCellIndex {
     ///
     /// - Complexity: O(v + Σ rows per edge + listed pairs + cells) over the polygons (see
     ///   ``fill(_:shapes:rings:scratch:)``), divided among the threads.
-    init(shapes: FenceShapes, circleRecords: [SIMD4<Double>], threads: Int = 1) {
+    init(shapes: FenceShapes, circleRecords: [(SIMD4<Double>, SIMD4<Double>)], threads: Int = 1) {
         let n = circleRecords.count
         // Ranges of about 256 positions: small enough to balance the threads, large enough
         // that a range's arrays are not a cost.
@@ -21,7 +21,7 @@ extension PolygonCellIndex {
             let from = n * k / rangeCount, to = n * (k + 1) / rangeCount
             let range = ClassifiedRange()
             let scratch = Scratch()
-            for p in from..<to where circleRecords[p].w < 0 {
+            for p in from..<to where circleRecords[p].0.w < 0 {
                 guard let grid = Self.classify(shapes: shapes, rings: shapes.rings(position: p), scratch: scratch) else { continue }
                 range.grids.append((p, grid, range.cells.count, range.edges.count))
                 range.cells.append(scratch.cells)
@@ -46,13 +46,7 @@ extension PolygonCellIndex {
         ParallelWorkers.run(count: rangeCount, threads: threads) { k, _ in
             let range = shared[k]
             let from = n * k / rangeCount, to = n * (k + 1) / rangeCount
-            for p in from..<to {
-                let circle = circleRecords[p]
-                records[2 * p] = circle.w < 0 ? SIMD4(0, 0, 0, -1) : circle
-                // A circle's second half: the sine of its centre's latitude (the circle test
-                // estimates the point's cosine from it).
-                records[2 * p + 1] = circle.w < 0 ? .zero : SIMD4(Double.sin(circle.x), 0, 0, 0)
-            }
+            for p in from..<to { (records[2 * p], records[2 * p + 1]) = circleRecords[p] }
             for g in range.grids {
                 (records[2 * g.position], records[2 * g.position + 1]) =
                     g.grid.record(cellBase: cellStarts[k] + g.cellOffset, edgeBase: edgeStarts[k] + g.edgeOffset)

@@ -122,6 +122,10 @@ package final class CellDirectory: Sendable {
         cursor.initialize(from: starts, count: cells)
         let boxes = UnsafeMutablePointer<SIMD4<Float>>.allocate(capacity: Swift.max(1, pairs))
         let slots = UnsafeMutablePointer<UInt64>.allocate(capacity: Swift.max(1, pairs))
+        // With them, the coverage: the fine cells each (not large) box reaches.
+        let fineWords = (fine.columns * fine.rows + 63) / 64
+        let coverage = UnsafeMutablePointer<UInt64>.allocate(capacity: Swift.max(1, fineWords))
+        coverage.initialize(repeating: 0, count: Swift.max(1, fineWords))
         for (e, box) in entryBoxes.enumerated() where !largeEntry[e] {
             let stored = PackedRTree.packed(box), key = Self.key(slot: entrySlots[e], storage: entryStorage[e])
             for cy in layout.row(box.minLatitude)...layout.row(box.maxLatitude) {
@@ -132,15 +136,6 @@ package final class CellDirectory: Sendable {
                     cursor[cy * columns + cx] &+= 1
                 }
             }
-        }
-        cursor.deallocate()
-        var most = 0
-        for c in 0..<cells { most = Swift.max(most, Int(starts[c + 1] &- starts[c])) }
-        // The coverage: the fine cells each (not large) box reaches.
-        let fineWords = (fine.columns * fine.rows + 63) / 64
-        let coverage = UnsafeMutablePointer<UInt64>.allocate(capacity: Swift.max(1, fineWords))
-        coverage.initialize(repeating: 0, count: Swift.max(1, fineWords))
-        for (e, box) in entryBoxes.enumerated() where !largeEntry[e] {
             for fy in fine.row(box.minLatitude)...fine.row(box.maxLatitude) {
                 for fx in fine.column(box.minLongitude)...fine.column(box.maxLongitude) {
                     let f = fy * fine.columns + fx
@@ -148,6 +143,9 @@ package final class CellDirectory: Sendable {
                 }
             }
         }
+        cursor.deallocate()
+        var most = 0
+        for c in 0..<cells { most = Swift.max(most, Int(starts[c + 1] &- starts[c])) }
         let startBuffer = FrozenBuffer(adopting: starts, count: cells + 1)
         self.init(
             grid: Grid(
@@ -331,17 +329,18 @@ package final class CellDirectory: Sendable {
         /// for a block of points first, so their cache misses overlap.
         @inline(__always)
         func entries(latitude: Double, longitude: Double) -> (first: Int, end: Int) {
-            guard longitude >= minLongitude, longitude <= maxLongitude, latitude >= minLatitude, latitude <= maxLatitude
-            else { return (0, -1) }
-            let s = fineShift, scale = Double(1 &<< s)
-            let fx = Swift.min((columns &<< s) &- 1, Int((longitude - minLongitude) * (inverseCellWidth * scale)))
-            let fy = Swift.min((rows &<< s) &- 1, Int((latitude - minLatitude) * (inverseCellHeight * scale)))
-            let f = fy &* (columns &<< s) &+ fx
+            let coverage = PointCoverage(self)
+            guard let fine = coverage.fine(latitude: latitude, longitude: longitude) else { return (0, -1) }
             // A fine cell no box reaches (most of them with few fences) answers from the bits
             // alone; large entries are checked for every point.
-            if largeCount == 0 && occupied[f &>> 6] & (1 &<< UInt64(f & 63)) == 0 { return (0, 0) }
-            let cell = (fy &>> s) &* columns &+ (fx &>> s)
-            return (Int(starts[cell]), Int(starts[cell &+ 1]))
+            if largeCount == 0 && !coverage.isReached(fine) { return (0, 0) }
+            return entries(cell: coverage.cell(fine))
+        }
+
+        /// The entries of directory cell `cell`: `first ..< end` in `boxes` and `slots`.
+        @inline(__always)
+        func entries(cell: Int) -> (first: Int, end: Int) {
+            (Int(starts[cell]), Int(starts[cell &+ 1]))
         }
 
         /// The fixes among the first `count` of `lat`/`lon` that may have candidates, in order:
@@ -360,35 +359,17 @@ package final class CellDirectory: Sendable {
             latitudes lat: UnsafePointer<Double>, longitudes lon: UnsafePointer<Double>, count n: Int,
             indexes: UnsafeMutablePointer<Int32>, fine: UnsafeMutablePointer<UInt64>
         ) -> Int {
-            let minX = minLongitude, maxX = maxLongitude, minY = minLatitude, maxY = maxLatitude
-            let scale = Double(1 &<< fineShift)
-            let scaleX = inverseCellWidth * scale, scaleY = inverseCellHeight * scale
-            let lastColumn = (columns &<< fineShift) &- 1, lastRow = (rows &<< fineShift) &- 1, fineWidth = columns &<< fineShift
-            let occupied = self.occupied
+            let coverage = PointCoverage(self)
+            // Large entries are checked for every point: every fix inside the grid goes on.
+            let everyFix = largeCount > 0 ? 1 : 0
             var a = 0
-            if largeCount > 0 {
-                // Large entries are checked for every point: every fix inside the grid goes on.
-                for i in 0..<n {
-                    let x = lon[i], y = lat[i]
-                    guard x >= minX, x <= maxX, y >= minY, y <= maxY else { continue }
-                    let fx = Swift.min(lastColumn, Int((x - minX) * scaleX)), fy = Swift.min(lastRow, Int((y - minY) * scaleY))
-                    indexes[a] = Int32(truncatingIfNeeded: i)
-                    fine[a] = UInt64(truncatingIfNeeded: fx) | UInt64(truncatingIfNeeded: fy) &<< 32
-                    a &+= 1
-                }
-                return a
-            }
             for i in 0..<n {
-                let x = lon[i], y = lat[i]
                 // Outside the grid, or not a number: no entry can hold the point.
-                guard x >= minX, x <= maxX, y >= minY, y <= maxY else { continue }
-                let fx = Swift.min(lastColumn, Int((x - minX) * scaleX)), fy = Swift.min(lastRow, Int((y - minY) * scaleY))
-                let f = fy &* fineWidth &+ fx
-                let reached = (occupied[f &>> 6] &>> UInt64(truncatingIfNeeded: f & 63)) & 1
+                guard let f = coverage.fine(latitude: lat[i], longitude: lon[i]) else { continue }
                 // Written for every fix, kept (the count moves on) only when its fine cell is reached.
                 indexes[a] = Int32(truncatingIfNeeded: i)
-                fine[a] = UInt64(truncatingIfNeeded: fx) | UInt64(truncatingIfNeeded: fy) &<< 32
-                a &+= Int(truncatingIfNeeded: reached)
+                fine[a] = UInt64(truncatingIfNeeded: f.column) | UInt64(truncatingIfNeeded: f.row) &<< 32
+                a &+= coverage.reachedBit(f) | everyFix
             }
             return a
         }

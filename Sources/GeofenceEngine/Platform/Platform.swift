@@ -453,9 +453,14 @@ package enum Platform {
     package static func environment(_ name: String) -> String? { getenv(name).map { String(cString: $0) } }
 
     /// Writes `text` to standard error at once (unbuffered, whole).
-    package static func writeStandardError(_ text: String) {
+    package static func writeStandardError(_ text: String) { write(text, to: 2) }
+
+    /// Writes `text` to standard output at once (unbuffered, whole).
+    package static func writeStandardOutput(_ text: String) { write(text, to: 1) }
+
+    private static func write(_ text: String, to fd: Int32) {
         var text = text
-        text.withUTF8 { _ = writeAll(2, UnsafeRawBufferPointer($0)) }
+        text.withUTF8 { _ = writeAll(fd, UnsafeRawBufferPointer($0)) }
     }
 
     /// Flushes the C library's output streams (for tools that mix `print` and raw writes).

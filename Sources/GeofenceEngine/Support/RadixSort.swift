@@ -9,24 +9,9 @@ enum RadixSort {
     ) {
         guard n > 1 else { return }
         let bits = 64 - largest.leadingZeroBitCount
-        var shift = 32
         withUnsafeTemporaryAllocation(of: Int.self, capacity: 2049) { counts in
-            while shift < 32 + Swift.max(1, bits) {
-                let source = keys(), target = spare()
-                counts.initialize(repeating: 0)
-                for k in 0..<n { counts[Int(source[k] >> UInt64(shift) & 0x7FF) &+ 1] &+= 1 }
-                if counts[Int(source[0] >> UInt64(shift) & 0x7FF) &+ 1] == n {
-                    shift += 11  // one bucket holds everything: this digit is already sorted
-                    continue
-                }
-                for b in 0..<2048 { counts[b &+ 1] &+= counts[b] }
-                for k in 0..<n {
-                    let b = Int(source[k] >> UInt64(shift) & 0x7FF)
-                    target[counts[b]] = source[k]
-                    counts[b] &+= 1
-                }
-                swap()
-                shift += 11
+            for shift in stride(from: 32, to: 32 + Swift.max(1, bits), by: 11) {
+                if pass(keys(), into: spare(), count: n, shift: shift, counts: counts) { swap() }
             }
         }
     }
@@ -38,19 +23,30 @@ enum RadixSort {
         guard n > 1 else { return }
         var source = keys, target = spare
         withUnsafeTemporaryAllocation(of: Int.self, capacity: 2049) { counts in
-            for shift in stride(from: 0, to: 64, by: 11) {
-                counts.initialize(repeating: 0)
-                for k in 0..<n { counts[Int(truncatingIfNeeded: source[k] >> UInt64(shift)) & 0x7FF &+ 1] &+= 1 }
-                if counts[Int(truncatingIfNeeded: source[0] >> UInt64(shift)) & 0x7FF &+ 1] == n { continue }
-                for b in 0..<2048 { counts[b &+ 1] &+= counts[b] }
-                for k in 0..<n {
-                    let b = Int(truncatingIfNeeded: source[k] >> UInt64(shift)) & 0x7FF
-                    target[counts[b]] = source[k]
-                    counts[b] &+= 1
-                }
+            for shift in stride(from: 0, to: 64, by: 11) where pass(source, into: target, count: n, shift: shift, counts: counts) {
                 Swift.swap(&source, &target)
             }
         }
         if source != keys { keys.update(from: source, count: n) }
+    }
+
+    /// One stable counting pass over the 11-bit digit at `shift`: `source` into `target`;
+    /// false (nothing written) when every key has the same digit there.
+    @inline(__always)
+    private static func pass(
+        _ source: UnsafeMutablePointer<UInt64>, into target: UnsafeMutablePointer<UInt64>, count n: Int, shift: Int,
+        counts: UnsafeMutableBufferPointer<Int>
+    ) -> Bool {
+        @inline(__always) func digit(_ key: UInt64) -> Int { Int(truncatingIfNeeded: key >> UInt64(shift)) & 0x7FF }
+        counts.initialize(repeating: 0)
+        for k in 0..<n { counts[digit(source[k]) &+ 1] &+= 1 }
+        if counts[digit(source[0]) &+ 1] == n { return false }
+        for b in 0..<2048 { counts[b &+ 1] &+= counts[b] }
+        for k in 0..<n {
+            let b = digit(source[k])
+            target[counts[b]] = source[k]
+            counts[b] &+= 1
+        }
+        return true
     }
 }

@@ -71,7 +71,7 @@ extension FenceFileLayout {
             Check { Self.tree(meta: meta, n: n, boxes: treeBoxes, refs: treeRefs, levels: treeLevels) },
             Check {
                 Self.directory(meta: meta, n: n, starts: cellStarts, boxes: cellBoxes, slots: cellSlots, largeBoxes: largeBoxes, largeSlots: largeSlots)
-                    ?? Self.occupancy(meta: meta, starts: cellStarts, occupied: cellOccupancy)
+                    ?? Self.occupancy(meta: meta, occupied: cellOccupancy)
             },
         ]
     }
@@ -117,7 +117,7 @@ extension FenceFileLayout {
     /// ``directory(meta:n:starts:boxes:slots:largeBoxes:largeSlots:)`` passed). Only its size
     /// matters to safety (a wrong bit can only hide or show a cell's candidates); the digests
     /// catch damage.
-    static func occupancy(meta: FenceFileMeta, starts: FrozenBuffer<UInt32>, occupied: FrozenBuffer<UInt64>) -> String? {
+    static func occupancy(meta: FenceFileMeta, occupied: FrozenBuffer<UInt64>) -> String? {
         let g = meta.grid
         let fine = g.isEnabled ? (g.columns << g.fineShift) * (g.rows << g.fineShift) : 0
         guard occupied.count == (fine + 63) / 64 else { return "section CDOC holds \(occupied.count) words for \(fine) fine cells" }

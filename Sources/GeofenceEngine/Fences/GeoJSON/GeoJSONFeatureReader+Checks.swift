@@ -89,7 +89,7 @@ extension GeoJSONFeatureReader {
     ) {
         records.beginFence(id: id, featureIndex: index)
         var attributes: FenceAttributes = isPoint ? [] : .polygon
-        if let library { attributes.insert(.library) }
+        if library != nil { attributes.insert(.library) }
         records.libraries.append(library ?? "")
         if dwell != nil { attributes.insert(.dwell) }
         records.dwellSeconds.append(dwell ?? 0)

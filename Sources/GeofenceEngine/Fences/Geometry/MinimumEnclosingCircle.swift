@@ -14,7 +14,8 @@ import RealModule
 enum MinimumEnclosingCircle {
     /// Memory reused from polygon to polygon by one thread.
     struct Scratch {
-        /// Per exterior vertex: sin and cos of the latitude, the latitude in radians.
+        /// Per exterior vertex: sin and cos of the latitude, the latitude in radians, and its
+        /// haversine estimate between the farthest-vertex search's two passes.
         var trig: [SIMD4<Double>] = []
         var points: [SIMD2<Double>] = []
     }
@@ -84,7 +85,7 @@ enum MinimumEnclosingCircle {
         }
         let planar = planarCircle(&scratch.points)
         let center = projection.unproject(x: planar.x, y: planar.y)
-        let radius = Sphere.distance(haversineTerm: largestHaversineTerm(from: center, exteriors: count, trig: scratch.trig, exterior))
+        let radius = Sphere.distance(haversineTerm: largestHaversineTerm(from: center, exteriors: count, trig: &scratch.trig, exterior))
         // Round up to the millimetre so the circle holds every vertex despite rounding.
         return EnclosingCircle(center: center, radius: (radius * 1000).rounded(.up) / 1000 + 0.001)
     }
@@ -94,9 +95,10 @@ enum MinimumEnclosingCircle {
     ///
     /// The terms are estimated first (``Sphere/haversineTermEstimate(latitude1:longitude1:cosLatitude1:latitude2:longitude2:cosLatitude2:)``,
     /// within 1e-15 relative); only vertices whose estimate is within 1e-12 of the largest, or
-    /// that the estimate does not cover, get the exact term.
+    /// that the estimate does not cover, get the exact term. Each vertex's estimate is kept in
+    /// `trig[v].w` (NaN where there is none) between the two passes.
     static func largestHaversineTerm(
-        from center: Coordinate, exteriors count: Int, trig: [SIMD4<Double>], _ exterior: (Int) -> UnsafeBufferPointer<Double>
+        from center: Coordinate, exteriors count: Int, trig: inout [SIMD4<Double>], _ exterior: (Int) -> UnsafeBufferPointer<Double>
     ) -> Double {
         let lat1 = center.latitude * Sphere.degreesToRadians, lon1 = center.longitude * Sphere.degreesToRadians
         let cos1 = Double.cos(lat1)
@@ -115,8 +117,12 @@ enum MinimumEnclosingCircle {
         for k in 0..<count {
             let ring = exterior(k)
             for i in stride(from: 0, to: ring.count - 1, by: 2) {
-                if let e = estimate(v, ring[i]) { largestEstimate = Swift.max(largestEstimate, e) } else {
+                if let e = estimate(v, ring[i]) {
+                    largestEstimate = Swift.max(largestEstimate, e)
+                    trig[v].w = e
+                } else {
                     largestExact = Swift.max(largestExact, exact(v, ring[i]))
+                    trig[v].w = .nan
                 }
                 v += 1
             }
@@ -127,7 +133,8 @@ enum MinimumEnclosingCircle {
         for k in 0..<count {
             let ring = exterior(k)
             for i in stride(from: 0, to: ring.count - 1, by: 2) {
-                if let e = estimate(v, ring[i]), e >= floor { largestExact = Swift.max(largestExact, exact(v, ring[i])) }
+                // A NaN (no estimate: its exact term is counted already) is never ≥ floor.
+                if trig[v].w >= floor { largestExact = Swift.max(largestExact, exact(v, ring[i])) }
                 v += 1
             }
         }

@@ -1,5 +1,5 @@
+import GeofenceGEOS
 @_spi(Engine) import GeofenceGeometry
-import RealModule
 
 /// Turns validated fence records into a ``FenceSet``'s flat storage.
 ///
@@ -74,11 +74,14 @@ enum FenceSetBuilder {
         return Swift.max(1, TrackerConfiguration.milliseconds(Swift.min(seconds, TrackerConfiguration.longestDuration)))
     }
 
-    /// The hot-path record of a fence: a circle's numbers, or threshold -1 for a polygon.
-    static func circleRecord(_ attributes: FenceAttributes, _ circle: SIMD4<Double>) -> SIMD4<Double> {
-        guard !attributes.contains(.polygon) else { return SIMD4(0, 0, 0, -1) }
+    /// The hot-path record of a circle fence, both halves (see ``PolygonCellIndex``'s layout):
+    /// (latitude, longitude in radians, cos latitude, threshold), (sin latitude, 0, 0, 0); for a
+    /// polygon threshold −1 (``PolygonCellIndex`` writes the polygon's own record).
+    static func circleRecord(_ attributes: FenceAttributes, _ circle: SIMD4<Double>) -> (SIMD4<Double>, SIMD4<Double>) {
+        guard !attributes.contains(.polygon) else { return (SIMD4(0, 0, 0, -1), .zero) }
         let latR = circle.x * Sphere.degreesToRadians
-        return SIMD4(latR, circle.y * Sphere.degreesToRadians, Double.cos(latR), Sphere.capThreshold(radius: circle.z))
+        let (sinLat, cosLat) = CMath.sinCos(latR)
+        return (SIMD4(latR, circle.y * Sphere.degreesToRadians, cosLat, Sphere.capThreshold(radius: circle.z)), SIMD4(sinLat, 0, 0, 0))
     }
 
     /// One or two non-wrapping boxes around record `i`'s shape.

@@ -1,15 +1,12 @@
-@_spi(Engine) import GeofenceGeometry
 import RealModule
 
-/// The containment test of a circle fence in the hot paths: whether a point's haversine term
-/// to the centre is at most the circle's threshold (`sin²(r / 2R)`), the answer
-/// `Sphere.haversineTerm(…) <= threshold` gives, mostly without calling `sin` or `cos`.
-///
-/// It lives here, beside its callers, rather than in `Sphere`: members of a `package` type in
-/// another module are never inlined into this one (measured with Swift 6.3: an `@inlinable`
-/// `package` method of a `package` type is called, one of a `public` type is inlined), and a
-/// call per candidate was 5 % of a batch at 1k fences.
-enum CircleTest {
+extension Sphere {
+    // The containment test of a circle fence in the engine's hot paths: whether a point's
+    // haversine term to the centre is at most the circle's threshold (`sin²(r / 2R)`), the
+    // answer `haversineTerm(…) <= threshold` gives, mostly without calling `sin` or `cos`.
+    // Beside the estimate whose series it shares; inlined into the engine (`Sphere` is an
+    // SPI-public type: a `package` type's members would not be).
+
     /// Whether the point (`lat1`, `lon1`, radians) lies within the circle centred at (`lat2`,
     /// `lon2`) whose threshold is `threshold`, given the centre's cosine and sine of latitude.
     ///
@@ -20,8 +17,8 @@ enum CircleTest {
     /// roundings; times `cos φ₂ · sin²(Δλ/2)` it widens the margin). When that estimate is more
     /// than its margin from `threshold`, it is the answer; otherwise `cos` and `sin` decide.
     /// - Complexity: O(1).
-    @inline(__always)
-    static func holds(
+    @inlinable @inline(__always)
+    package static func capHolds(
         _ threshold: Double, latitude1 lat1: Double, longitude1 lon1: Double,
         latitude2 lat2: Double, longitude2 lon2: Double, cosLatitude2 cos2: Double, sinLatitude2 sin2: Double
     ) -> Bool {
@@ -29,7 +26,7 @@ enum CircleTest {
         if abs(x) < 0.01 && abs(y) < 0.01 {
             let d = lat1 - lat2
             let cos1 = cos2 - d * (sin2 + 0.5 * d * cos2)
-            let sx = Sphere.smallSine(x), sy = Sphere.smallSine(y)
+            let sx = smallSine(x), sy = smallSine(y)
             let sy2 = sy * sy
             let estimate = sx * sx + cos1 * cos2 * sy2
             let cosError = abs(d) * d * d * (1.0 / 6) + 1e-15
@@ -37,16 +34,16 @@ enum CircleTest {
             if estimate < threshold - margin { return true }
             if estimate > threshold + margin { return false }
         }
-        return exact(threshold, latitude1: lat1, longitude1: lon1, latitude2: lat2, longitude2: lon2, cosLatitude2: cos2)
+        return capHoldsExactly(threshold, latitude1: lat1, longitude1: lon1, latitude2: lat2, longitude2: lon2, cosLatitude2: cos2)
     }
 
     /// The undecided case: the term with `cos` and `sin` (kept out of line: rare).
-    @inline(never)
-    static func exact(
+    @usableFromInline @inline(never)
+    static func capHoldsExactly(
         _ threshold: Double, latitude1 lat1: Double, longitude1 lon1: Double, latitude2 lat2: Double, longitude2 lon2: Double,
         cosLatitude2 cos2: Double
     ) -> Bool {
-        Sphere.haversineTerm(
+        haversineTerm(
             latitude1: lat1, longitude1: lon1, cosLatitude1: Double.cos(lat1),
             latitude2: lat2, longitude2: lon2, cosLatitude2: cos2) <= threshold
     }
