@@ -2,6 +2,10 @@
 # Both install GEOS first when it is missing (scripts/ensure-deps.sh).
 SWIFT ?= swift
 RELEASE := .build/release
+# Every tool's temporary files go to one ignored folder of the clone, not /tmp: SwiftPM leaves
+# empty TemporaryDirectory.* folders and lock files wherever TMPDIR points.
+export TMPDIR := $(CURDIR)/.build-tmp
+$(shell mkdir -p $(TMPDIR))
 
 .PHONY: deps build run test docs consumer bench fuzz sanitize dist spark-test spark-bench clean
 
@@ -21,9 +25,8 @@ run: build
 	@head -n 5 out/events.ndjson
 
 # The whole suite, built and run with a temporary folder of its own (TMPDIR), removed at the
-# end: nothing lands in /tmp (SwiftPM's build leaves empty TemporaryDirectory.* folders wherever
-# TMPDIR points). What the tests leave there other than SwiftPM's folders, *.lock files and
-# the compiler's generated sources fails the run.
+# end. What the tests leave there other than SwiftPM's TemporaryDirectory.* folders, *.lock
+# files and the compiler's generated sources fails the run.
 test: deps
 	@tmp=$$(mktemp -d); TMPDIR=$$tmp $(SWIFT) build --build-tests && TMPDIR=$$tmp $(SWIFT) test --skip-build; status=$$?; \
 	left=$$(ls -A $$tmp | grep -v -e '^TemporaryDirectory\.' -e '\.lock$$' -e '^swift-generated-sources$$'); rm -rf $$tmp; \
@@ -112,4 +115,4 @@ spark-bench: dist
 	bash integrations/spark/bench.sh dist/geofence
 
 clean:
-	rm -rf .build .build-dist .build-fuzz .build-tsan .build-asan dist out docs-site .build-consumer
+	rm -rf .build .build-dist .build-fuzz .build-tsan .build-asan dist out docs-site .build-consumer .build-tmp
