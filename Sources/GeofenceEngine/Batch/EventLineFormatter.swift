@@ -36,26 +36,38 @@ struct EventLineFormatter: Sendable {
     static func fenceFragments(
         ids: ByteTable, circles: FrozenBuffer<SIMD4<Double>>, levels: FrozenBuffer<Int>, properties: ByteTable
     ) -> ByteTable {
-        var out = ByteTableBuilder()
-        for slot in 0..<ids.count {
-            out.appendWriting { text in
-                text.append(contentsOf: #""geofenceId":"#.utf8)
-                JSONWriter.writeString(bytes: ids[slot], to: &text)
-                text.append(UInt8(ascii: ","))
-            }
-            out.appendWriting { text in
-                text.append(contentsOf: #","radius":"#.utf8)
-                JSONNumber.write(circles[slot].z, to: &text)
-                if levels[slot] != FenceSet.noLevel {
-                    text.append(contentsOf: #","level":"#.utf8)
-                    JSONNumber.write(Int64(levels[slot]), to: &text)
-                }
-                text.append(contentsOf: #","geofenceProperties":"#.utf8)
-                text.append(contentsOf: properties[slot])
-                text.append(contentsOf: "}\n".utf8)
-            }
+        // Each fragment is written in a small reused array, then appended to the table's
+        // memory, reserved for the usual size up front: the table is written once, where
+        // building it as a Swift array wrote it about three times (growth, then the copy
+        // into the set's buffer) and faulted in as many pages.
+        let n = ids.count
+        let bytes = ScratchArray<UInt8>(capacity: ids.bytes.count + properties.bytes.count + 96 * n)
+        let offsets = ScratchArray<UInt64>(capacity: 2 * n + 1)
+        offsets.append(0)
+        var text: [UInt8] = []
+        text.reserveCapacity(256)
+        func commit() {
+            text.withUnsafeBufferPointer { bytes.append($0.baseAddress!, count: $0.count) }
+            offsets.append(UInt64(bytes.count))
+            text.removeAll(keepingCapacity: true)
         }
-        return out.frozen()
+        for slot in 0..<n {
+            text.append(contentsOf: #""geofenceId":"#.utf8)
+            JSONWriter.writeString(bytes: ids[slot], to: &text)
+            text.append(UInt8(ascii: ","))
+            commit()
+            text.append(contentsOf: #","radius":"#.utf8)
+            JSONNumber.write(circles[slot].z, to: &text)
+            if levels[slot] != FenceSet.noLevel {
+                text.append(contentsOf: #","level":"#.utf8)
+                JSONNumber.write(Int64(levels[slot]), to: &text)
+            }
+            text.append(contentsOf: #","geofenceProperties":"#.utf8)
+            text.append(contentsOf: properties[slot])
+            text.append(contentsOf: "}\n".utf8)
+            commit()
+        }
+        return ByteTable(bytes: bytes.frozen(), offsets: offsets.frozen())
     }
 
     /// `"deviceId":"…",` for a device id; render once per device.

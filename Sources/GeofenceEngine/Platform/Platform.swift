@@ -235,6 +235,13 @@ package enum Platform {
     /// `malloc`, which returns nil when refused (Swift's allocation traps instead).
     package static func allocate(bytes: Int) -> UnsafeMutableRawPointer? { malloc(bytes) }
 
+    /// `realloc`: `pointer`'s block (from ``allocate(bytes:)``) resized to `bytes`, its
+    /// contents kept, or nil when refused (the block is then untouched). Large blocks grow by
+    /// remapping their pages (glibc's `mremap`), not by copying them.
+    package static func reallocate(_ pointer: UnsafeMutableRawPointer, bytes: Int) -> UnsafeMutableRawPointer? {
+        realloc(pointer, bytes)
+    }
+
     /// True when `bytes` more of address space can be had right now: a writable mapping of
     /// that size is made and dropped at once, touching nothing. It fails where the allocation
     /// it stands for would: under an address-space limit (`ulimit -v`) and under strict
@@ -295,6 +302,18 @@ package enum Platform {
         guard getrusage(RUSAGE_SELF, &usage) == 0 else { return 0 }
         #endif
         return Int(usage.ru_minflt)
+    }
+
+    /// CPU seconds the process has used so far, all threads, user and system.
+    package static func processorSeconds() -> Double {
+        var usage = rusage()
+        #if canImport(Glibc)
+        guard getrusage(RUSAGE_SELF.rawValue, &usage) == 0 else { return 0 }
+        #else
+        guard getrusage(RUSAGE_SELF, &usage) == 0 else { return 0 }
+        #endif
+        func seconds(_ t: timeval) -> Double { Double(t.tv_sec) + Double(t.tv_usec) * 1e-6 }
+        return seconds(usage.ru_utime) + seconds(usage.ru_stime)
     }
 
     // MARK: Time, processes, numbers

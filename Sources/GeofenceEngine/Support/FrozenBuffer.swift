@@ -17,6 +17,8 @@ final class FrozenBuffer<Element: BitwiseCopyable>: @unchecked Sendable {
     let count: Int
     /// The mapping the elements live in, or nil when this buffer allocated them.
     private let mapping: AnyObject?
+    /// True when the elements live in a block of the C allocator (``Platform/allocate(bytes:)``).
+    private let fromC: Bool
 
     /// A copy of `elements` in memory of its own.
     ///
@@ -41,6 +43,7 @@ final class FrozenBuffer<Element: BitwiseCopyable>: @unchecked Sendable {
         pointer = UnsafePointer(base)
         count = elements.count
         mapping = nil
+        fromC = false
     }
 
     /// Takes over memory the caller allocated with `UnsafeMutablePointer.allocate` (at least
@@ -49,6 +52,16 @@ final class FrozenBuffer<Element: BitwiseCopyable>: @unchecked Sendable {
         pointer = UnsafePointer(base)
         self.count = count
         mapping = nil
+        fromC = false
+    }
+
+    /// Takes over a block of the C allocator (``Platform/allocate(bytes:)``, at least one
+    /// element's room, aligned for the elements) holding `count` elements: the buffer frees it.
+    init(adoptingAllocation block: UnsafeMutableRawPointer, count: Int) {
+        pointer = UnsafePointer(block.assumingMemoryBound(to: Element.self))
+        self.count = count
+        mapping = nil
+        fromC = true
     }
 
     /// `count` elements at `base` inside `mapping`, which this buffer keeps alive.
@@ -56,6 +69,7 @@ final class FrozenBuffer<Element: BitwiseCopyable>: @unchecked Sendable {
         pointer = base
         self.count = count
         self.mapping = mapping
+        fromC = false
     }
 
     /// `count` elements built in place by `fill`, which must initialise all of them.
@@ -71,7 +85,11 @@ final class FrozenBuffer<Element: BitwiseCopyable>: @unchecked Sendable {
     }
 
     deinit {
-        if mapping == nil { UnsafeMutablePointer(mutating: pointer).deallocate() }
+        if fromC {
+            Platform.free(UnsafeMutableRawPointer(mutating: pointer))
+        } else if mapping == nil {
+            UnsafeMutablePointer(mutating: pointer).deallocate()
+        }
     }
 
     /// The elements as a buffer (valid while `self` lives).

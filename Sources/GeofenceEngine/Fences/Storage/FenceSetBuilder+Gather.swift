@@ -62,8 +62,7 @@ extension FenceSetBuilder {
             let firstRing = Int(r.ringStarts[firstPart]), endRing = Int(r.ringStarts[endPart])
             sizes[slot] = SIMD3(
                 UInt32(endPart - firstPart), UInt32(endRing - firstRing), r.vertexStarts[endRing] - r.vertexStarts[firstRing])
-            let b = boundingBoxes(r, i)
-            boxes[slot] = (b[0], b.count > 1 ? b[1] : .empty)
+            boxes[slot] = boundingBoxes(r, i)
         }
         // Offsets by prefix sums, then the blobs copied in parallel.
         var offsets = [SIMD3<UInt64>](repeating: .zero, count: n + 1)

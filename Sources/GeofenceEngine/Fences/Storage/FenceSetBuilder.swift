@@ -31,28 +31,41 @@ enum FenceSetBuilder {
         for (k, slot) in order.enumerated() { position[slot] = Int32(k) }
         let storage = position
         PhaseTrace.mark("hilbert")
-        // Independent parts, two at a time, the longest first (100k fences alone: fragments
-        // 20 ms, directory 19, tree 5, id table 1; the phase 27 ms, against 28.5 with the
-        // tree first, its faults and memory traffic shared by both threads).
+        // Independent parts, two at a time, the longest first (100k fences alone: directory
+        // 16 ms, fragments 16, tree 7, id table 1), then the shapes' chunks (about 1 ms each),
+        // which fill the time the longer parts leave a thread idle: 28 ms for the whole where
+        // the parts took 23 and the chunks 9 after them.
         let tree = TaskResult<PackedRTree>(), directory = TaskResult<CellDirectory>()
         let fragments = TaskResult<ByteTable>(), idTable = TaskResult<FenceIDTable>()
-        ParallelRanges.run(threads: threads, [
-            { fragments.value = EventLineFormatter.fenceFragments(ids: g.ids, circles: g.circles, levels: g.levels, properties: g.properties) },
+        let parts: [@Sendable () -> Void] = [
             { directory.value = CellDirectory(boxes: g.entryBoxes, slots: g.entrySlots, storage: g.entrySlots.map { storage[Int($0)] }) },
+            { fragments.value = EventLineFormatter.fenceFragments(ids: g.ids, circles: g.circles, levels: g.levels, properties: g.properties) },
             { tree.value = PackedRTree(boxes: g.entryBoxes, values: g.entrySlots, order: entryOrder) },
             { idTable.value = FenceIDTable(ids: g.ids) },
-        ])
-        PhaseTrace.mark("tree, directory, fragments, id table")
-        let circleRecords = order.map { circleRecord(g.attributes[$0], g.circles[$0]) }
+        ]
+        let scatter = FenceShapeScatter(order: order, sizes: g.shapeSizes)
+        let recordSlots = g.recordSlots
+        chunks.withUnsafeMutableBufferPointer { buffer in
+            let records = SharedPointer(buffer.baseAddress!)
+            ParallelWorkers.run(count: parts.count + buffer.count, threads: threads) { k, _ in
+                guard k >= parts.count else { return parts[k]() }
+                let c = k - parts.count
+                scatter.copy(records[c], slots: recordSlots[c])
+                // Freed at once (each chunk is touched by one worker only).
+                (records.base + c).pointee.release()
+            }
+        }
+        let shapes = scatter.shapes()
+        PhaseTrace.mark("tree, directory, fragments, id table, shapes")
         let levelBuffer = FrozenBuffer<Int>(count: n) { out in
             for (k, slot) in order.enumerated() { out.initializeElement(at: k, to: g.levels[slot]) }
         }
-        PhaseTrace.mark("records, levels")
-        let shapes = FenceShapeScatter.scatter(&chunks, order: order, sizes: g.shapeSizes, recordSlots: g.recordSlots, threads: threads)
-        PhaseTrace.mark("scatter")
         let polygonEdges = PolygonEdgeIndex(shapes: shapes, count: n, threads: threads)
-        PhaseTrace.mark("edge runs")
-        let polygonCells = PolygonCellIndex(shapes: shapes, circleRecords: circleRecords, threads: threads)
+        PhaseTrace.mark("levels, edge runs")
+        let (attributes, circles) = (g.attributes, g.circles)
+        let polygonCells = PolygonCellIndex(shapes: shapes, count: n, threads: threads) { p in
+            circleRecord(attributes[order[p]], circles[order[p]])
+        }
         PhaseTrace.mark("cells")
         var largest = 0.0
         for slot in 0..<n { largest = Swift.max(largest, g.circles[slot].z) }
@@ -84,20 +97,32 @@ enum FenceSetBuilder {
         return (SIMD4(latR, circle.y * Sphere.degreesToRadians, cosLat, Sphere.capThreshold(radius: circle.z)), SIMD4(sinLat, 0, 0, 0))
     }
 
-    /// One or two non-wrapping boxes around record `i`'s shape.
-    static func boundingBoxes(_ r: FenceRecords, _ i: Int) -> [BoundingBox] {
+    /// One or two non-wrapping boxes around record `i`'s shape: the first, and the second or
+    /// `.empty` (as ``BoundingBox/covering(_:)`` and ``CircleBounds/boxes(center:radius:)``
+    /// give them, without their arrays: two allocations per fence were a tenth of gathering).
+    static func boundingBoxes(_ r: FenceRecords, _ i: Int) -> (BoundingBox, BoundingBox) {
         guard r.isPolygon(i) else {
             let c = r.circles[i]
-            return CircleBounds.boxes(center: Coordinate(latitude: c.x, longitude: c.y), radius: c.z)
+            return CircleBounds.boxPair(center: Coordinate(latitude: c.x, longitude: c.y), radius: c.z)
         }
+        let parts = Int(r.partStarts[i])..<Int(r.partStarts[i + 1])
         return r.vertices.withUnsafeBufferPointer { all in
-            var exteriors: [BoundingBox] = []
-            for part in Int(r.partStarts[i])..<Int(r.partStarts[i + 1]) {
+            func exterior(_ part: Int) -> BoundingBox {
                 let ring = Int(r.ringStarts[part])
                 let from = 2 * Int(r.vertexStarts[ring]), to = 2 * Int(r.vertexStarts[ring + 1])
-                exteriors.append(BoundingBox(positions: UnsafeBufferPointer(rebasing: all[from..<to])))
+                return BoundingBox(positions: UnsafeBufferPointer(rebasing: all[from..<to]))
             }
-            return BoundingBox.covering(exteriors)
+            var union = BoundingBox.empty
+            for part in parts { union = union.union(exterior(part)) }
+            if union.isEmpty || union.maxLongitude - union.minLongitude <= 180 { return (union, .empty) }
+            // Parts east and west of the antimeridian apart (``BoundingBox/covering(_:)``).
+            var east = BoundingBox.empty, west = BoundingBox.empty
+            for part in parts {
+                let box = exterior(part)
+                if box.isEmpty { continue }
+                if box.center.longitude >= 0 { east = east.union(box) } else { west = west.union(box) }
+            }
+            return west.isEmpty ? (east, .empty) : (west, east)
         }
     }
 }

@@ -1,0 +1,55 @@
+@testable import GeofenceEngine
+@_spi(Engine) import GeofenceGeometry
+import GeofenceTestSupport
+import Testing
+
+@Suite("Fence boxes without arrays")
+struct FenceBoxesTwinTests {
+    /// The builder's boxes (one or two, no array) equal the array-returning functions they
+    /// replace on the hot path: `CircleBounds.boxes` for circles, `BoundingBox.covering` of the
+    /// exterior rings' boxes for polygons, over seeded worlds in a city, across the
+    /// antimeridian (split MultiPolygons, circles crossing ±180°) and at a pole.
+    @Test("boundingBoxes equals the array twins")
+    func twins() {
+        for seed in testSeeds(3, base: 0xB0_8E5) {
+            var world = SeededGenerator(seed: seed)
+            var fences = RandomWorld.city.fences(count: 80, &world)
+            fences += RandomWorld.antimeridian.fences(count: 80, &world)
+            fences += RandomWorld.pole.fences(count: 40, &world)
+            // Circles over a pole, wider than a hemisphere, and crossing the antimeridian.
+            fences.append(Fence(id: "pole", shape: .circle(center: Coordinate(latitude: 89.99, longitude: 12), radius: 5_000)))
+            fences.append(Fence(id: "wide", shape: .circle(center: Coordinate(latitude: 10, longitude: 170), radius: 1_000_000)))
+            fences.append(Fence(id: "east", shape: .circle(center: Coordinate(latitude: -40, longitude: 179.999), radius: 900)))
+            fences.append(Fence(id: "west", shape: .circle(center: Coordinate(latitude: 60, longitude: -179.999), radius: 900)))
+            var records = FenceRecords()
+            for fence in fences { records.append(fence) }
+            var wrapped = 0
+            for i in 0..<records.count {
+                let (first, second) = FenceSetBuilder.boundingBoxes(records, i)
+                let twin = Self.twin(records, i)
+                #expect(twin.count == (second.isEmpty ? 1 : 2), "seed \(seed), fence \(fences[i].id)")
+                #expect(twin.first == first, "seed \(seed), fence \(fences[i].id): first box")
+                if twin.count == 2 {
+                    #expect(twin[1] == second, "seed \(seed), fence \(fences[i].id): second box")
+                    wrapped += 1
+                }
+            }
+            #expect(wrapped > 2, "seed \(seed): some fences cross the antimeridian")
+        }
+    }
+
+    /// The boxes as the builder made them before: arrays, for every fence.
+    static func twin(_ r: FenceRecords, _ i: Int) -> [BoundingBox] {
+        guard r.isPolygon(i) else {
+            let c = r.circles[i]
+            return CircleBounds.boxes(center: Coordinate(latitude: c.x, longitude: c.y), radius: c.z)
+        }
+        var exteriors: [BoundingBox] = []
+        for part in Int(r.partStarts[i])..<Int(r.partStarts[i + 1]) {
+            let ring = Int(r.ringStarts[part])
+            let positions = Array(r.vertices[(2 * Int(r.vertexStarts[ring]))..<(2 * Int(r.vertexStarts[ring + 1]))])
+            exteriors.append(positions.withUnsafeBufferPointer { BoundingBox(positions: $0) })
+        }
+        return BoundingBox.covering(exteriors)
+    }
+}
