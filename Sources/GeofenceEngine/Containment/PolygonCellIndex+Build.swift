@@ -273,6 +273,17 @@ extension PolygonCellIndex {
         let edgeOf = s.incidenceEdge.base, east = s.east.base, west = s.west.base, bottoms = s.bottoms.base
         for e in 0..<m {
             let a = Int(Swift.min(row[e], row[e + 1])), b = Int(Swift.max(row[e], row[e + 1]))
+            if a == b {
+                // Within one row (most edges): the part in the row is the whole edge, as
+                // `clippedLongitudes` finds too (both ends lie in the row's band).
+                let k = Int(starts[a])
+                starts[a] &+= 1
+                let x1 = ring[2 * e], x2 = ring[2 * e + 2]
+                edgeOf[k] = Int32(e)
+                east[k] = Int32(grid.column(Swift.min(x1, x2)))
+                west[k] = Int32(grid.column(Swift.max(x1, x2)))
+                continue
+            }
             for r in a...b {
                 // Each bucket's start serves as its cursor, moved back below.
                 let k = Int(starts[r])
