@@ -58,6 +58,53 @@ struct PolygonCheckTwinTests {
         #expect(certified > valid / 2 && valid < 1400, "seed \(seed): \(certified) certified, \(valid) valid")
     }
 
+    /// The star-shape certificate against GEOS: every ring it certifies is a valid polygon
+    /// for GEOS, over seeded stars (most of them star-shaped about their mean), rings with
+    /// points out of order, stars that wind twice or more ({n/k} polygrams: every edge turns
+    /// the same way about the centre), rings snapped to a coarse grid, both orientations.
+    @Test("a ring certified star-shaped is a valid polygon for GEOS", arguments: [5, 6] as [UInt64])
+    func starShaped(seed: UInt64) throws {
+        var rng = SplitMix64(seed: seed)
+        let context = try GEOSContext()
+        var certified = 0, windingMore = 0
+        for round in 0..<3000 {
+            let n = rng.int(3...40)
+            let winds = rng.chance(0.25) ? rng.int(2...3) : 1
+            var points: [Coordinate] = []
+            for k in 0..<n {
+                var angle = (Double(k * winds) + rng.double(0...0.9)) / Double(n) * 2 * .pi
+                if rng.chance(0.05) { angle = rng.double(0...(2 * .pi)) }
+                var x = 0.01 * rng.double(0.3...1) * Foundation.cos(angle), y = 0.01 * rng.double(0.3...1) * Foundation.sin(angle)
+                if rng.chance(0.2) { x = (x * 2000).rounded() / 2000; y = (y * 2000).rounded() / 2000 }
+                points.append(Coordinate(latitude: y, longitude: x - 73.9))
+            }
+            if rng.chance(0.5) { points.reverse() }
+            let ring = Ring(closing: points)
+            let flat = ring.positions
+            let star = flat.withUnsafeBufferPointer {
+                PolygonValidity.ringIsStarShaped($0.baseAddress!, PolygonValidity.Ring(first: 0, count: ring.count))
+            }
+            guard star else { continue }
+            certified += 1
+            // Stepping `winds` points of n round the circle winds min(w, n − w) times for
+            // w = winds mod n (the other way past n / 2): such a ring is never simple.
+            let w = winds % n
+            if Swift.min(w, n - w) > 1 && Self.gcd(n, winds) == 1 { windingMore += 1 }
+            let shape = MultiPolygon(polygons: [Polygon(exterior: ring, holes: [])])
+            let reason = try context.validityProblem(of: shape)
+            #expect(reason == nil, "seed \(seed) round \(round): star-shaped, but GEOS says \(reason ?? "")\n\(shape)")
+        }
+        #expect(certified > 300 && windingMore == 0, "seed \(seed): \(certified) certified, \(windingMore) winding more than once")
+        // A pentagram: every edge turns counterclockwise about its centre, and it winds twice.
+        let pentagram = (0..<5).map { k in
+            Coordinate(latitude: Foundation.sin(Double(2 * k) * 2 * .pi / 5), longitude: Foundation.cos(Double(2 * k) * 2 * .pi / 5))
+        }
+        let flat = Ring(closing: pentagram).positions
+        #expect(!flat.withUnsafeBufferPointer { PolygonValidity.ringIsStarShaped($0.baseAddress!, PolygonValidity.Ring(first: 0, count: 6)) })
+    }
+
+    static func gcd(_ a: Int, _ b: Int) -> Int { b == 0 ? a : gcd(b, a % b) }
+
     @Test("Welzl's circle equals GEOS's minimum bounding circle", arguments: [1, 2] as [UInt64])
     func planarCircle(seed: UInt64) throws {
         var rng = SplitMix64(seed: seed)

@@ -75,8 +75,11 @@ enum PolygonValidity {
             }
             edges += ring.count - 1
         }
-        guard edges <= 64 ? smallEdgesAreSimple(v, rings, scratch: &scratch) : edgesAreSimple(v, rings, scratch: &scratch.edges)
-        else { return false }
+        // A lone ring that is star-shaped about its vertices' mean (convex rings, and most
+        // drawn or buffered shapes) is simple without looking at pairs of edges.
+        let simple = rings.count == 1 && ringIsStarShaped(v, rings[0])
+            || (edges <= 64 ? smallEdgesAreSimple(v, rings, scratch: &scratch) : edgesAreSimple(v, rings, scratch: &scratch.edges))
+        guard simple else { return false }
         // With no two rings meeting, a hole is inside the shell (or another hole) when one
         // of its vertices is.
         let shell = rings[0]
@@ -88,6 +91,39 @@ enum PolygonValidity {
             }
         }
         return true
+    }
+
+    /// True when the ring is certainly star-shaped about the mean of its vertices, hence
+    /// simple: every edge turns strictly the same way about that point (certified
+    /// orientations), and the ring winds around it exactly once. Each edge then spans its own
+    /// angular sector about the point, the sectors tiling the turn once, so two edges can
+    /// meet only where neighbours share a vertex, and neighbours meet only there (no edge
+    /// runs along a ray from the point).
+    ///
+    /// The winding is counted on the ray east of the point: with every edge turning
+    /// counterclockwise about it, an edge that passes from below the point's latitude to at
+    /// or above it crosses that ray, so the count is comparisons of coordinates only (mirrored
+    /// for a clockwise ring). False when any sign is uncertain, or the ring is not star-shaped
+    /// about that point: the pairwise test then decides.
+    /// - Complexity: O(edges).
+    static func ringIsStarShaped(_ v: UnsafePointer<Double>, _ ring: Ring) -> Bool {
+        let m = ring.count - 1  // edges; the last position repeats the first
+        guard m >= 3 else { return false }
+        var sx = 0.0, sy = 0.0
+        for k in ring.first..<(ring.first + m) { sx += v[2 * k]; sy += v[2 * k + 1] }
+        let cx = sx / Double(m), cy = sy / Double(m)
+        guard cx.isFinite, cy.isFinite else { return false }
+        let first = ring.first
+        let turn = orientation(cx, cy, v[2 * first], v[2 * first + 1], v[2 * first + 2], v[2 * first + 3])
+        guard turn != 0 else { return false }
+        var crossings = 0
+        for k in first..<(first + m) {
+            let ax = v[2 * k], ay = v[2 * k + 1], bx = v[2 * k + 2], by = v[2 * k + 3]
+            guard orientation(cx, cy, ax, ay, bx, by) == turn else { return false }
+            // Counterclockwise: upward across the point's latitude; clockwise: downward.
+            if turn > 0 ? (ay < cy && by >= cy) : (by < cy && ay >= cy) { crossings += 1 }
+        }
+        return crossings == 1
     }
 
     /// (min lon, min lat, max lon, max lat) of a ring.
