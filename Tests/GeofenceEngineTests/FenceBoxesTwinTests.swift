@@ -38,6 +38,43 @@ struct FenceBoxesTwinTests {
         }
     }
 
+    /// Gathering on several threads (index entries written by ranges of slots, each range
+    /// starting after the split fences before it) equals the obvious twin: every slot's boxes
+    /// appended in slot order; and the Hilbert order's keys computed in parallel give the
+    /// one-thread order. Enough fences for many ranges, many of them split at ±180°.
+    @Test("gathered entries and the Hilbert order equal their one-thread twins")
+    func gatheredEntries() {
+        for seed in testSeeds(2, base: 0x6A7_4E5) {
+            var world = SeededGenerator(seed: seed)
+            let fences = RandomWorld.antimeridian.fences(count: 20_000, &world) + RandomWorld.city.fences(count: 16_000, &world)
+            var records = FenceRecords()
+            for (k, var fence) in fences.enumerated() {
+                fence.id = "f\(k)"
+                records.append(fence)
+            }
+            let slots = FenceIDOrder.resolve([(records.ids, records.featureIndexes)], recordLists: 1).slots
+            var twinBoxes: [BoundingBox] = [], twinSlots: [Int32] = [], twinIDs: [UInt8] = []
+            for (slot, ref) in slots.enumerated() {
+                twinIDs += records.ids.slice(Int(ref.index))
+                let (first, second) = FenceSetBuilder.boundingBoxes(records, Int(ref.index))
+                twinBoxes.append(first)
+                twinSlots.append(Int32(slot))
+                if !second.isEmpty {
+                    twinBoxes.append(second)
+                    twinSlots.append(Int32(slot))
+                }
+            }
+            #expect(twinBoxes.count > slots.count + 500, "seed \(seed): fences split at the antimeridian")
+            for threads in [1, 3] {
+                let g = FenceSetBuilder.gather([records], slots, threads: threads)
+                #expect(g.entryBoxes == twinBoxes && g.entrySlots == twinSlots, "seed \(seed), \(threads) threads: entries")
+                #expect(Array(g.ids.bytes.buffer) == twinIDs, "seed \(seed), \(threads) threads: ids")
+                let order = PackedRTree.hilbertOrder(g.entryBoxes, threads: threads)
+                #expect(order == PackedRTree.hilbertOrder(g.entryBoxes), "seed \(seed), \(threads) threads: Hilbert order")
+            }
+        }
+    }
+
     /// The boxes as the builder made them before: arrays, for every fence.
     static func twin(_ r: FenceRecords, _ i: Int) -> [BoundingBox] {
         guard r.isPolygon(i) else {

@@ -7,7 +7,9 @@ extension PackedRTree {
     /// Hilbert order keeps items that are close in space close in the array, so the leaf
     /// groups are compact and a point query visits few of them.
     /// - Complexity: O(n log n).
-    static func hilbertOrder(_ items: [BoundingBox]) -> [Int] {
+    ///
+    /// The keys are computed on `threads` threads (the values do not depend on it).
+    static func hilbertOrder(_ items: [BoundingBox], threads: Int = 1) -> [Int] {
         var extent = BoundingBox.empty
         for box in items where !box.isEmpty && box.center.latitude.isFinite && box.center.longitude.isFinite {
             extent = extent.including(latitude: box.center.latitude, longitude: box.center.longitude)
@@ -23,15 +25,22 @@ extension PackedRTree {
         var keys = UnsafeMutablePointer<UInt64>.allocate(capacity: n)
         var spare = UnsafeMutablePointer<UInt64>.allocate(capacity: n)
         defer { keys.deallocate(); spare.deallocate() }
-        var largest: UInt64 = 0
-        for (i, box) in items.enumerated() {
-            let c = box.center
-            let x = UInt32(((c.longitude - extent.minLongitude) * scaleX).rounded(.down).clamped(0, maxCell))
-            let y = UInt32(((c.latitude - extent.minLatitude) * scaleY).rounded(.down).clamped(0, maxCell))
-            let h = UInt64(hilbert(x: x, y: y))
-            largest = Swift.max(largest, h)
-            keys[i] = h << 32 | UInt64(i)
+        let parts = Swift.max(1, Swift.min(threads, n / 16384))
+        let largestOf = DisjointSlots<UInt64>(repeating: 0, count: parts)
+        let (target, minLongitude, minLatitude) = (SharedPointer(keys), extent.minLongitude, extent.minLatitude)
+        ParallelWorkers.run(count: parts, threads: threads) { k, _ in
+            var largest: UInt64 = 0
+            for i in (n * k / parts)..<(n * (k + 1) / parts) {
+                let c = items[i].center
+                let x = UInt32(((c.longitude - minLongitude) * scaleX).rounded(.down).clamped(0, maxCell))
+                let y = UInt32(((c.latitude - minLatitude) * scaleY).rounded(.down).clamped(0, maxCell))
+                let h = UInt64(hilbert(x: x, y: y))
+                largest = Swift.max(largest, h)
+                target[i] = h << 32 | UInt64(i)
+            }
+            largestOf[k] = largest
         }
+        let largest = largestOf.storage.max() ?? 0
         RadixSort.byHighWord(count: n, largest: largest, keys: { keys }, spare: { spare }, swap: { Swift.swap(&keys, &spare) })
         return (0..<n).map { Int(keys[$0] & 0xFFFF_FFFF) }
     }

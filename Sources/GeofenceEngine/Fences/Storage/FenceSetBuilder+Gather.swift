@@ -64,45 +64,84 @@ extension FenceSetBuilder {
                 UInt32(endPart - firstPart), UInt32(endRing - firstRing), r.vertexStarts[endRing] - r.vertexStarts[firstRing])
             boxes[slot] = boundingBoxes(r, i)
         }
-        // Offsets by prefix sums, then the blobs copied in parallel.
-        var offsets = [SIMD3<UInt64>](repeating: .zero, count: n + 1)
-        for slot in 0..<n { offsets[slot + 1] = offsets[slot] &+ lengths[slot] }
-        lengths.base.deallocate()
-        let total = offsets[n]
-        let blobs = (SharedPointer<UInt8>.allocate(Int(total.x)), SharedPointer<UInt8>.allocate(Int(total.y)), SharedPointer<UInt8>.allocate(Int(total.z)))
-        let starts = offsets
-        forEachKept { r, i, slot in
-            copy(r.ids, i, to: blobs.0.base + Int(starts[slot].x))
-            copy(r.properties, i, to: blobs.1.base + Int(starts[slot].y))
-            copy(r.libraries, i, to: blobs.2.base + Int(starts[slot].z))
-        }
-        func table(_ blob: SharedPointer<UInt8>, _ count: UInt64, _ lane: Int) -> ByteTable {
-            ByteTable(
-                bytes: FrozenBuffer(adopting: blob.base, count: Int(count)),
-                offsets: FrozenBuffer(count: n + 1) { out in for k in 0...n { out.initializeElement(at: k, to: offsets[k][lane]) } })
-        }
-        var entryBoxes: [BoundingBox] = [], entrySlots: [Int32] = []
-        entryBoxes.reserveCapacity(n)
-        entrySlots.reserveCapacity(n)
+        // Offsets by prefix sums, straight into the three tables' offsets, and where each range
+        // of slots starts writing its index entries (one per fence, a second right after a
+        // fence split at the antimeridian); then the blobs and the entries in parallel.
+        let idOffsets = SharedPointer<UInt64>.allocate(n + 1), propertyOffsets = SharedPointer<UInt64>.allocate(n + 1)
+        let libraryOffsets = SharedPointer<UInt64>.allocate(n + 1)
+        var total = SIMD3<UInt64>.zero
+        let parts = Swift.max(1, Swift.min(8 * threads, n / 4096))
+        var entryStarts = [Int](repeating: 0, count: parts + 1)
+        var entryCount = 0, part = 0
         for slot in 0..<n {
-            let (first, second) = boxes[slot]
-            entryBoxes.append(first)
-            entrySlots.append(Int32(slot))
-            if !second.isEmpty {
-                entryBoxes.append(second)
-                entrySlots.append(Int32(slot))
+            idOffsets[slot] = total.x; propertyOffsets[slot] = total.y; libraryOffsets[slot] = total.z
+            total &+= lengths[slot]
+            while part < parts && slot == n * part / parts {
+                entryStarts[part] = entryCount
+                part += 1
             }
+            entryCount += boxes[slot].1.isEmpty ? 1 : 2
+        }
+        entryStarts[parts] = entryCount
+        idOffsets[n] = total.x; propertyOffsets[n] = total.y; libraryOffsets[n] = total.z
+        lengths.base.deallocate()
+        let blobs = (SharedPointer<UInt8>.allocate(Int(total.x)), SharedPointer<UInt8>.allocate(Int(total.y)), SharedPointer<UInt8>.allocate(Int(total.z)))
+        forEachKept { r, i, slot in
+            copy(r.ids, i, to: blobs.0.base + Int(idOffsets[slot]))
+            copy(r.properties, i, to: blobs.1.base + Int(propertyOffsets[slot]))
+            copy(r.libraries, i, to: blobs.2.base + Int(libraryOffsets[slot]))
+        }
+        func table(_ blob: SharedPointer<UInt8>, _ count: UInt64, _ offsets: SharedPointer<UInt64>) -> ByteTable {
+            ByteTable(bytes: FrozenBuffer(adopting: blob.base, count: Int(count)), offsets: FrozenBuffer(adopting: offsets.base, count: n + 1))
+        }
+        var entrySlots: [Int32] = []
+        let entryBoxes = [BoundingBox](unsafeUninitializedCapacity: entryCount) { boxOut, boxCount in
+            entrySlots = [Int32](unsafeUninitializedCapacity: entryCount) { slotOut, slotCount in
+                // (An empty set's buffers have no address.)
+                guard entryCount > 0 else { return }
+                Self.fillEntries(
+                    count: n, starts: entryStarts, threads: threads, boxes: boxes, into: SharedPointer(boxOut.baseAddress!),
+                    SharedPointer(slotOut.baseAddress!))
+                slotCount = entryCount
+            }
+            boxCount = entryCount
         }
         boxes.base.deallocate()
         let shapeSizes = Array(UnsafeBufferPointer(start: sizes.base, count: n))
         sizes.base.deallocate()
         return Gathered(
-            ids: table(blobs.0, total.x, 0), properties: table(blobs.1, total.y, 1), libraries: table(blobs.2, total.z, 2),
+            ids: table(blobs.0, total.x, idOffsets), properties: table(blobs.1, total.y, propertyOffsets),
+            libraries: table(blobs.2, total.z, libraryOffsets),
             attributes: FrozenBuffer(adopting: attributes.base, count: n), levels: FrozenBuffer(adopting: levels.base, count: n),
             ranks: FrozenBuffer(adopting: ranks.base, count: n), dwellSeconds: FrozenBuffer(adopting: dwellSeconds.base, count: n),
             dwellMilliseconds: FrozenBuffer(adopting: dwellMilliseconds.base, count: n),
             featureIndexes: FrozenBuffer(adopting: featureIndexes.base, count: n), circles: FrozenBuffer(adopting: circles.base, count: n),
             entryBoxes: entryBoxes, entrySlots: entrySlots, shapeSizes: shapeSizes, recordSlots: recordSlots)
+    }
+
+    /// Writes every index entry's box and slot, in slot order (one entry per fence, a second
+    /// right after a fence with two boxes, `boxes[slot].1` not empty), in ranges of slots on
+    /// `threads` threads: range k is slots `n·k/parts ..< n·(k+1)/parts` and writes from entry
+    /// `starts[k]` on (`starts.count - 1` ranges).
+    private static func fillEntries(
+        count n: Int, starts: [Int], threads: Int, boxes: SharedPointer<(BoundingBox, BoundingBox)>,
+        into entryBoxes: SharedPointer<BoundingBox>, _ entrySlots: SharedPointer<Int32>
+    ) {
+        let parts = starts.count - 1
+        ParallelWorkers.run(count: parts, threads: threads) { k, _ in
+            var e = starts[k]
+            for slot in (n * k / parts)..<(n * (k + 1) / parts) {
+                let (first, second) = boxes[slot]
+                entryBoxes[e] = first
+                entrySlots[e] = Int32(slot)
+                e += 1
+                if !second.isEmpty {
+                    entryBoxes[e] = second
+                    entrySlots[e] = Int32(slot)
+                    e += 1
+                }
+            }
+        }
     }
 
     /// Copies string `i` of a builder's table to `destination`.

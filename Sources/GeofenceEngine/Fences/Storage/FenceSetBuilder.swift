@@ -17,7 +17,7 @@ enum FenceSetBuilder {
         let g = gather(chunks, slots, threads: threads)
         // The R-tree and the storage order share one Hilbert sort when every fence has one box.
         PhaseTrace.mark("gather")
-        let entryOrder = PackedRTree.hilbertOrder(g.entryBoxes)
+        let entryOrder = PackedRTree.hilbertOrder(g.entryBoxes, threads: threads)
         let order: [Int]  // storage position -> slot
         if g.entryBoxes.count == n {
             order = entryOrder
@@ -25,7 +25,7 @@ enum FenceSetBuilder {
             // The east part of a fence split at the antimeridian stands for the whole.
             var firstBox = [BoundingBox](repeating: .empty, count: n)
             for (e, slot) in g.entrySlots.enumerated().reversed() { firstBox[Int(slot)] = g.entryBoxes[e] }
-            order = PackedRTree.hilbertOrder(firstBox)
+            order = PackedRTree.hilbertOrder(firstBox, threads: threads)
         }
         var position = [Int32](repeating: 0, count: n)
         for (k, slot) in order.enumerated() { position[slot] = Int32(k) }
