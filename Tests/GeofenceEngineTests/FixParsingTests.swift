@@ -1,5 +1,5 @@
 import Foundation
-import GeofenceEngine
+@testable import GeofenceEngine
 import GeofenceTestSupport
 import Testing
 
@@ -64,6 +64,20 @@ struct FixParsingTests {
         }
         for bad in ["", "-", ".", "1e", "nan", "inf", "0x10", "1.2.3", "1,5", " 1"] {
             #expect(DecimalParser.parse(bad) == nil, "\(bad)")
+        }
+    }
+
+    /// The powers of ten the fast paths multiply and divide by, from their vector constants,
+    /// are exactly the C library's `10^e` for every exponent they are used with.
+    @Test("powers of ten are exact")
+    func powersOfTen() {
+        for e in 0...22 {
+            #expect(DecimalParser.powerOfTen(e).bitPattern == strtod("1e\(e)", nil).bitPattern, "10^\(e)")
+        }
+        var power: UInt64 = 1
+        for n in 0...8 {
+            #expect(DecimalParser.smallPowerOfTen(n) == power, "10^\(n)")
+            power *= 10
         }
     }
 

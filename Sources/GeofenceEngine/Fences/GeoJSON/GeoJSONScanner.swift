@@ -262,6 +262,7 @@ struct GeoJSONScanner {
     }
 
     /// True when the string's content equals `name` (escapes decoded).
+    @inline(__always)
     func equals(_ token: StringToken, _ name: StaticString) -> Bool {
         if !token.escaped {
             let n = name.utf8CodeUnitCount
