@@ -330,7 +330,11 @@ extension PolygonCellIndex {
             }
             let low = Swift.max(0, Int(east)), high = Swift.min(kx - 1, Int(west))
             guard low <= high else { return true }
-            let pairs = s.pairs
+            // The pairs' count in a local while the chain's edges are listed (stored back once:
+            // a store and a load of the array's count per edge were a tenth of the chains).
+            let pairs = s.pairs, out = pairs.base
+            var n = pairs.count
+            defer { pairs.count = n }
             @inline(__always) func edge(_ k: Int) -> Bool {
                 let e = Int(edgeOf[k])
                 let edgeEast = Int(eastOf[k]), edgeWest = Swift.min(high, Int(westOf[k]))
@@ -346,13 +350,11 @@ extension PolygonCellIndex {
                 }
                 guard listFrom <= edgeWest else { return true }
                 // Room was made for the maximum and one row more: stop once past it.
-                let out = pairs.base, vertex = UInt64(from + e)
-                var n = pairs.count
+                let vertex = UInt64(from + e)
                 for c in listFrom...edgeWest {
                     out[n] = UInt64(r * kx + c) << 32 | vertex
                     n &+= 1
                 }
-                pairs.count = n
                 return n <= PolygonCellIndex.maximumListedEdges
             }
             for k in head where !edge(k) { return false }
