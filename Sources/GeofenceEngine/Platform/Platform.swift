@@ -286,32 +286,30 @@ package enum Platform {
         }
         return 0
         #else
-        var usage = rusage()
-        guard getrusage(RUSAGE_SELF, &usage) == 0 else { return 0 }
-        return Int(usage.ru_maxrss)
+        return selfUsage().map { Int($0.ru_maxrss) } ?? 0
         #endif
+    }
+
+    /// This process's resource usage so far (`getrusage(RUSAGE_SELF)`), or nil.
+    private static func selfUsage() -> rusage? {
+        var usage = rusage()
+        #if canImport(Glibc)
+        guard getrusage(RUSAGE_SELF.rawValue, &usage) == 0 else { return nil }
+        #else
+        guard getrusage(RUSAGE_SELF, &usage) == 0 else { return nil }
+        #endif
+        return usage
     }
 
     /// Page faults the process has taken without reading from disk (`ru_minflt`): mostly
     /// first touches of fresh memory, which the kernel must clear (for profiling).
     package static func minorPageFaults() -> Int {
-        var usage = rusage()
-        #if canImport(Glibc)
-        guard getrusage(RUSAGE_SELF.rawValue, &usage) == 0 else { return 0 }
-        #else
-        guard getrusage(RUSAGE_SELF, &usage) == 0 else { return 0 }
-        #endif
-        return Int(usage.ru_minflt)
+        selfUsage().map { Int($0.ru_minflt) } ?? 0
     }
 
     /// CPU seconds the process has used so far, all threads, user and system.
     package static func processorSeconds() -> Double {
-        var usage = rusage()
-        #if canImport(Glibc)
-        guard getrusage(RUSAGE_SELF.rawValue, &usage) == 0 else { return 0 }
-        #else
-        guard getrusage(RUSAGE_SELF, &usage) == 0 else { return 0 }
-        #endif
+        guard let usage = selfUsage() else { return 0 }
         func seconds(_ t: timeval) -> Double { Double(t.tv_sec) + Double(t.tv_usec) * 1e-6 }
         return seconds(usage.ru_utime) + seconds(usage.ru_stime)
     }

@@ -15,10 +15,17 @@ final class FrozenBuffer<Element: BitwiseCopyable>: @unchecked Sendable {
     /// The first element's address (valid while `self` lives; never nil, even when empty).
     let pointer: UnsafePointer<Element>
     let count: Int
-    /// The mapping the elements live in, or nil when this buffer allocated them.
-    private let mapping: AnyObject?
-    /// True when the elements live in a block of the C allocator (``Platform/allocate(bytes:)``).
-    private let fromC: Bool
+    /// Who owns the elements, and so how they are freed.
+    private let owner: Owner
+
+    private enum Owner {
+        /// Memory from `UnsafeMutablePointer.allocate`, freed by this buffer.
+        case swift
+        /// A block of the C allocator (``Platform/allocate(bytes:)``), freed by this buffer.
+        case c
+        /// A mapping the elements live in, kept alive by this buffer.
+        case mapping(AnyObject)
+    }
 
     /// A copy of `elements` in memory of its own.
     ///
@@ -34,16 +41,13 @@ final class FrozenBuffer<Element: BitwiseCopyable>: @unchecked Sendable {
     }
 
     /// A copy of the elements in memory of its own (valid only during the call: they are copied).
-    init(copying elements: UnsafeBufferPointer<Element>) {
+    convenience init(copying elements: UnsafeBufferPointer<Element>) {
         // Never empty, so `pointer` is never nil.
         let base = UnsafeMutablePointer<Element>.allocate(capacity: Swift.max(1, elements.count))
         if let source = elements.baseAddress, elements.count > 0 {
             base.initialize(from: source, count: elements.count)
         }
-        pointer = UnsafePointer(base)
-        count = elements.count
-        mapping = nil
-        fromC = false
+        self.init(adopting: base, count: elements.count)
     }
 
     /// Takes over memory the caller allocated with `UnsafeMutablePointer.allocate` (at least
@@ -51,8 +55,7 @@ final class FrozenBuffer<Element: BitwiseCopyable>: @unchecked Sendable {
     init(adopting base: UnsafeMutablePointer<Element>, count: Int) {
         pointer = UnsafePointer(base)
         self.count = count
-        mapping = nil
-        fromC = false
+        owner = .swift
     }
 
     /// Takes over a block of the C allocator (``Platform/allocate(bytes:)``, at least one
@@ -60,16 +63,14 @@ final class FrozenBuffer<Element: BitwiseCopyable>: @unchecked Sendable {
     init(adoptingAllocation block: UnsafeMutableRawPointer, count: Int) {
         pointer = UnsafePointer(block.assumingMemoryBound(to: Element.self))
         self.count = count
-        mapping = nil
-        fromC = true
+        owner = .c
     }
 
     /// `count` elements at `base` inside `mapping`, which this buffer keeps alive.
     init(mapped base: UnsafePointer<Element>, count: Int, in mapping: AnyObject) {
         pointer = base
         self.count = count
-        self.mapping = mapping
-        fromC = false
+        owner = .mapping(mapping)
     }
 
     /// `count` elements built in place by `fill`, which must initialise all of them.
@@ -85,10 +86,10 @@ final class FrozenBuffer<Element: BitwiseCopyable>: @unchecked Sendable {
     }
 
     deinit {
-        if fromC {
-            Platform.free(UnsafeMutableRawPointer(mutating: pointer))
-        } else if mapping == nil {
-            UnsafeMutablePointer(mutating: pointer).deallocate()
+        switch owner {
+        case .swift: UnsafeMutablePointer(mutating: pointer).deallocate()
+        case .c: Platform.free(UnsafeMutableRawPointer(mutating: pointer))
+        case .mapping: break
         }
     }
 
@@ -106,7 +107,10 @@ final class FrozenBuffer<Element: BitwiseCopyable>: @unchecked Sendable {
     }
 
     /// Whether the elements live in a mapped file rather than in memory of their own.
-    var isMapped: Bool { mapping != nil }
+    var isMapped: Bool {
+        if case .mapping = owner { return true }
+        return false
+    }
 }
 
 /// A pointer into a ``FrozenBuffer``, for `Sendable` types that read it on every call: the
