@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 fences=${1:?fences GeoJSON}
 fixes=${2:?fixes .f64 (gen.py format)}
 command -v valgrind >/dev/null || { echo "valgrind is needed (apt-get install valgrind)" >&2; exit 1; }
-swift build -c release --product geofence-bench >/dev/null
+swift build -c release --static-swift-stdlib --product geofence-bench >/dev/null
 # valgrind 3.19 cannot read Swift 6's debug info: measure a stripped copy.
 bench=$(mktemp /tmp/geofence-bench.XXXXXX)
 trap 'rm -f "$bench"' EXIT

@@ -19,7 +19,7 @@ N=${N:-1000000}
   lscpu | grep -E "Model name|^CPU\(s\)" || true
   uptime
 } > "$OUT/machine.txt"
-swift build -c release >/dev/null
+swift build -c release --static-swift-stdlib >/dev/null
 for F in 1000 10000 100000; do
   "$PEERS/build/flat" grid $F $N 5 | tee -a "$OUT/peers.jsonl"
   "$PEERS/build/geos_bench" full $F $N 3 | tee -a "$OUT/peers.jsonl"

@@ -33,7 +33,7 @@ enum EvaluateRunner {
                          "--output", "/dev/null", "--summary", summary] + extra
         guard let child = Platform.runAndWait(arguments) else { throw BenchError("cannot start \(executable)") }
         guard child.status == 0 else {
-            throw BenchError("geofence evaluate failed (status \(child.status)) on \(fixes); is `swift build -c release --product geofence` done?")
+            throw BenchError("geofence evaluate failed (status \(child.status)) on \(fixes); is `make build` (or `swift build -c release --static-swift-stdlib --product geofence`) done?")
         }
         let value = try JSONParser.parse(try FileBytes.read(summary))
         guard let o = value.objectValue else { throw BenchError("unreadable summary") }
