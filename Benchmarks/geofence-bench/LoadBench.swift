@@ -20,8 +20,9 @@ struct LoadBench {
         var path: String
     }
 
-    /// The inputs of `n` fences, made when missing: the FeatureCollection (the peers' file, or
-    /// the 1M world tiled from their 100k), the GeoJSONSeq and the compiled file.
+    /// The inputs of `n` fences, made when missing or stale (``isStale(_:madeFrom:)``): the
+    /// FeatureCollection (the peers' file, or the 1M world tiled from their 100k), the
+    /// GeoJSONSeq and the compiled file.
     func inputs(fences n: Int) throws -> [Input] {
         try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
         let tiles = n > 100_000 ? n / 100_000 : 1
@@ -29,14 +30,24 @@ struct LoadBench {
         let collection = tiles > 1 ? "\(work)/fences_\(n).geojson" : source
         let sequence = "\(work)/fences_\(n).geojsonl"
         let compiled = "\(work)/fences_\(n).fences"
-        if !FileManager.default.fileExists(atPath: sequence) || !FileManager.default.fileExists(atPath: collection) {
+        if Self.isStale(sequence, madeFrom: [source]) || Self.isStale(collection, madeFrom: [source]) {
             let world = try WorldCommand.parse(["--fences", source, "--tiles", "\(tiles)", "--output", tiles > 1 ? collection : "\(work)/.unused.geojson", "--seq", sequence])
             try world.run()
         }
-        if !FileManager.default.fileExists(atPath: compiled) {
+        // The engine is an input too: a rebuilt one may lay the file out differently, and a
+        // file from an older build would measure that build's layout.
+        if Self.isStale(compiled, madeFrom: [collection, EvaluateRunner.executable]) {
             _ = try Self.run([EvaluateRunner.executable, "compile", "--fences", collection, "--output", compiled])
         }
         return [Input(form: "geojson", path: collection), Input(form: "geojsonseq", path: sequence), Input(form: "compiled", path: compiled)]
+    }
+
+    /// True when `path` is missing or older than any of `sources` (a source that cannot be
+    /// read counts as new, so the file is made again).
+    static func isStale(_ path: String, madeFrom sources: [String]) -> Bool {
+        func modified(_ p: String) -> Date? { (try? FileManager.default.attributesOfItem(atPath: p))?[.modificationDate] as? Date }
+        guard let made = modified(path) else { return true }
+        return sources.contains { source in modified(source).map { $0 > made } ?? true }
     }
 
     /// Wall seconds and peak resident MiB of a child process (output discarded; see

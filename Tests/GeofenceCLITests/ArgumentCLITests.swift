@@ -76,7 +76,7 @@ struct ArgumentCLITests {
     /// long).
     static func isOrphanBreak(_ line: Substring, _ next: Substring) -> Bool {
         let indent = { (s: Substring) in s.prefix { $0 == " " }.count }
-        guard indent(line) == indent(next), !next.drop { $0 == " " }.hasPrefix("-") else { return false }
+        guard indent(line) == indent(next), !next.drop(while: { $0 == " " }).hasPrefix("-") else { return false }
         let firstWord = next.drop { $0 == " " }.prefix { $0 != " " }
         return line.count + 1 + firstWord.count + 1 <= width
     }
