@@ -5,10 +5,13 @@ import Testing
 
 @Suite("Fence boxes without arrays")
 struct FenceBoxesTwinTests {
-    /// The builder's boxes (one or two, no array) equal the array-returning functions they
-    /// replace on the hot path: `CircleBounds.boxes` for circles, `BoundingBox.covering` of the
-    /// exterior rings' boxes for polygons, over seeded worlds in a city, across the
-    /// antimeridian (split MultiPolygons, circles crossing ±180°) and at a pole.
+    /// The builder's boxes (one or two, no array) equal the array-returning functions:
+    /// `CircleBounds.boxes` for circles, `BoundingBox.covering` of the exterior rings' boxes
+    /// for polygons, over seeded worlds in a city, across the antimeridian (split
+    /// MultiPolygons, circles crossing ±180°) and at a pole. Both sides share the split
+    /// (`boxPair`, `coveringPair`, tested in BoundsTests); the twin is the public
+    /// `Fence.boundingBoxes`, which reads the fence's own rings, so this checks the builder's
+    /// reading of parts and exterior rings from the flat records.
     @Test("boundingBoxes equals the array twins")
     func twins() {
         for seed in testSeeds(3, base: 0xB0_8E5) {
@@ -26,7 +29,7 @@ struct FenceBoxesTwinTests {
             var wrapped = 0
             for i in 0..<records.count {
                 let (first, second) = FenceSetBuilder.boundingBoxes(records, i)
-                let twin = Self.twin(records, i)
+                let twin = fences[i].boundingBoxes
                 #expect(twin.count == (second.isEmpty ? 1 : 2), "seed \(seed), fence \(fences[i].id)")
                 #expect(twin.first == first, "seed \(seed), fence \(fences[i].id): first box")
                 if twin.count == 2 {
@@ -73,20 +76,5 @@ struct FenceBoxesTwinTests {
                 #expect(order == PackedRTree.hilbertOrder(g.entryBoxes), "seed \(seed), \(threads) threads: Hilbert order")
             }
         }
-    }
-
-    /// The boxes as the builder made them before: arrays, for every fence.
-    static func twin(_ r: FenceRecords, _ i: Int) -> [BoundingBox] {
-        guard r.isPolygon(i) else {
-            let c = r.circles[i]
-            return CircleBounds.boxes(center: Coordinate(latitude: c.x, longitude: c.y), radius: c.z)
-        }
-        var exteriors: [BoundingBox] = []
-        for part in Int(r.partStarts[i])..<Int(r.partStarts[i + 1]) {
-            let ring = Int(r.ringStarts[part])
-            let positions = Array(r.vertices[(2 * Int(r.vertexStarts[ring]))..<(2 * Int(r.vertexStarts[ring + 1]))])
-            exteriors.append(positions.withUnsafeBufferPointer { BoundingBox(positions: $0) })
-        }
-        return BoundingBox.covering(exteriors)
     }
 }

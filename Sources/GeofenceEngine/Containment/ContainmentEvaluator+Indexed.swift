@@ -131,7 +131,8 @@ extension ContainmentEvaluator {
     /// slot. `maximumBuffer` must be at least every `buffer(slot)`.
     ///
     /// Candidates come from the R-tree: the boxes meeting the box(es) of the cap of radius
-    /// `maximumBuffer` around the point (the point itself when it is 0). Allocation-free once
+    /// `maximumBuffer` around the point (the point itself when it is 0), from
+    /// ``CircleBounds/boxPair(center:radius:)``, which allocates nothing. Allocation-free once
     /// warm (each polygon's edge runs are built on its first distance), apart from what
     /// `buffer` does. Same answer as
     /// ``fencesWithinByScan(latitude:longitude:level:options:maximumBuffer:buffer:)``.
@@ -147,7 +148,7 @@ extension ContainmentEvaluator {
         defer { candidates = slots }
         slots.removeAll(keepingCapacity: true)
         if maximumBuffer > 0 {
-            let (first, second) = Self.capBoxes(
+            let (first, second) = CircleBounds.boxPair(
                 center: Coordinate(latitude: latitude, longitude: longitude), radius: maximumBuffer)
             fenceSet.index.search(intersecting: first, into: &slots)
             fenceSet.index.search(intersecting: second, into: &slots)
@@ -176,30 +177,6 @@ extension ContainmentEvaluator {
             let d = try indexedDistance(slot: slot, latitude: latitude, longitude: longitude, outsideBoxes: false)
             if d <= limit { result.append(FenceDistance(slot: s, distance: d)) }
         }
-    }
-
-    /// Two boxes (the second possibly empty) holding every point within `radius` metres of
-    /// `center`: ``CircleBounds/boxes(center:radius:)`` without the array, so the query
-    /// allocates nothing.
-    static func capBoxes(center: Coordinate, radius: Double) -> (BoundingBox, BoundingBox) {
-        let angular = radius / Sphere.radius
-        let dLat = angular * Sphere.radiansToDegrees
-        let minLat = Swift.max(-90, center.latitude - dLat - CircleBounds.slack)
-        let maxLat = Swift.min(90, center.latitude + dLat + CircleBounds.slack)
-        let band = BoundingBox(minLongitude: -180, minLatitude: minLat, maxLongitude: 180, maxLatitude: maxLat)
-        // Over a pole, or wider than a hemisphere: every longitude.
-        if maxLat >= 90 || minLat <= -90 || angular >= .pi / 2 { return (band, .empty) }
-        let ratio = Double.sin(angular) / Double.cos(center.latitude * Sphere.degreesToRadians)
-        guard ratio < 1 else { return (band, .empty) }
-        let dLon = Double.asin(ratio) * Sphere.radiansToDegrees + CircleBounds.slack
-        let minLon = center.longitude - dLon, maxLon = center.longitude + dLon
-        if maxLon - minLon >= 360 { return (band, .empty) }
-        func box(_ a: Double, _ b: Double) -> BoundingBox {
-            BoundingBox(minLongitude: a, minLatitude: minLat, maxLongitude: b, maxLatitude: maxLat)
-        }
-        if minLon < -180 { return (box(-180, maxLon), box(minLon + 360, 180)) }
-        if maxLon > 180 { return (box(minLon, 180), box(-180, maxLon - 360)) }
-        return (box(minLon, maxLon), .empty)
     }
 
     /// Sorts `a` ascending and removes repeats, in place and without allocating: insertion

@@ -6,7 +6,8 @@
 /// and one bit of a table that stays in the cache, with no call at all (the call and the
 /// evaluator's prologue were a third of such a fix's cost). It answers "maybe" whenever the
 /// directory cannot answer alone (no directory, or entries too large for its cells).
-/// The directory's fine grid, in the one form every lookup uses: the per-fix query (whose
+///
+/// It is the directory's fine grid in the one form every lookup uses: the per-fix query (whose
 /// first look this is, inlined into the caller's loop), the directory's point lookup and the
 /// batch's first pass (``CellDirectory/View/locate(latitudes:longitudes:count:indexes:fine:)``).
 @usableFromInline

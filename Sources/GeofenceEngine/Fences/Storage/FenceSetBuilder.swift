@@ -98,31 +98,20 @@ enum FenceSetBuilder {
     }
 
     /// One or two non-wrapping boxes around record `i`'s shape: the first, and the second or
-    /// `.empty` (as ``BoundingBox/covering(_:)`` and ``CircleBounds/boxes(center:radius:)``
-    /// give them, without their arrays: two allocations per fence were a tenth of gathering).
+    /// `.empty` (``BoundingBox/coveringPair(count:_:)``, ``CircleBounds/boxPair(center:radius:)``:
+    /// without arrays, two allocations per fence were a tenth of gathering).
     static func boundingBoxes(_ r: FenceRecords, _ i: Int) -> (BoundingBox, BoundingBox) {
         guard r.isPolygon(i) else {
             let c = r.circles[i]
             return CircleBounds.boxPair(center: Coordinate(latitude: c.x, longitude: c.y), radius: c.z)
         }
-        let parts = Int(r.partStarts[i])..<Int(r.partStarts[i + 1])
+        let firstPart = Int(r.partStarts[i]), parts = Int(r.partStarts[i + 1]) - firstPart
         return r.vertices.withUnsafeBufferPointer { all in
-            func exterior(_ part: Int) -> BoundingBox {
-                let ring = Int(r.ringStarts[part])
+            BoundingBox.coveringPair(count: parts) { k in
+                let ring = Int(r.ringStarts[firstPart + k])
                 let from = 2 * Int(r.vertexStarts[ring]), to = 2 * Int(r.vertexStarts[ring + 1])
                 return BoundingBox(positions: UnsafeBufferPointer(rebasing: all[from..<to]))
             }
-            var union = BoundingBox.empty
-            for part in parts { union = union.union(exterior(part)) }
-            if union.isEmpty || union.maxLongitude - union.minLongitude <= 180 { return (union, .empty) }
-            // Parts east and west of the antimeridian apart (``BoundingBox/covering(_:)``).
-            var east = BoundingBox.empty, west = BoundingBox.empty
-            for part in parts {
-                let box = exterior(part)
-                if box.isEmpty { continue }
-                if box.center.longitude >= 0 { east = east.union(box) } else { west = west.union(box) }
-            }
-            return west.isEmpty ? (east, .empty) : (west, east)
         }
     }
 }
