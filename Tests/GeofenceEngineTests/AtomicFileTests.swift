@@ -48,6 +48,32 @@ struct AtomicFileTests {
         }
     }
 
+    /// Raw ranges of every size through a sink, to a file path and to a device, in order:
+    /// small ones buffered, those of a megabyte or more handed on whole (to the file's writer
+    /// for a path: a sink for a path has no descriptor of its own).
+    @Test("a sink takes raw ranges of any size, to a file path and to a device")
+    func sinkRawRanges() throws {
+        for seed in testSeeds(2, base: 0x51_4B) {
+            var rng = SplitMix64(seed: seed)
+            var expected: [UInt8] = []
+            let pieces = (0..<12).map { _ in
+                let count = rng.chance(0.3) ? rng.int((1 << 20)...(3 << 20)) : rng.int(0...70_000)
+                return (0..<count).map { _ in UInt8(truncatingIfNeeded: rng.int(0...255)) }
+            }
+            for piece in pieces { expected += piece }
+            try Self.withFolder { folder in
+                let path = folder + "/out.bin"
+                let sink = try OutputSink(path: path)
+                for piece in pieces { try piece.withUnsafeBytes { try sink.write($0) } }
+                try sink.commit()
+                #expect(FileManager.default.contents(atPath: path).map(Array.init) == expected, "seed \(seed)")
+                let device = try OutputSink(path: "/dev/null")
+                for piece in pieces { try piece.withUnsafeBytes { try device.write($0) } }
+                try device.commit()
+            }
+        }
+    }
+
     @Test("writers to one path get distinct temporary files")
     func uniqueTemporaryNames() throws {
         try Self.withFolder { folder in

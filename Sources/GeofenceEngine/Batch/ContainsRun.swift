@@ -46,7 +46,7 @@ package enum ContainsRun {
     package static func run(
         fenceSet: FenceSet, fixes path: String, threads: Int, blockSize: Int = 8 << 20,
         maximumLineBytes: Int = LineBlockReader.defaultMaximumLineBytes,
-        write: ([UInt8]) throws -> Void
+        write: (UnsafeRawBufferPointer) throws -> Void
     ) throws -> ContainsSummary {
         let reader: LineBlockReader
         do {
@@ -74,7 +74,7 @@ package enum ContainsRun {
                 JSONWriter.writeString(
                     "lineLength: line \(line): \(length) bytes or more, longer than the maximum of \(maximumLineBytes)", to: &out)
                 out.append(contentsOf: "}\n".utf8)
-                try write(out)
+                try out.withUnsafeBytes { try write($0) }
                 summary.read += 1
                 summary.rejectedByReason["lineLength", default: 0] += 1
                 row += 1

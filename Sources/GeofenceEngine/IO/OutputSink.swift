@@ -82,6 +82,9 @@ package final class OutputSink {
         try flush()
         if bytes.count < flushThreshold {
             buffer.append(contentsOf: bytes)
+        } else if let file {
+            // A file path has no descriptor here (fd is -1): its writer takes the range.
+            try file.write(bytes)
         } else if !Platform.writeAll(fd, bytes) {
             throw FileReadError(path: name, reason: FileBytes.errnoText("write failed"))
         }
