@@ -87,4 +87,51 @@ struct EventLineFormatterTests {
             }
         }
     }
+
+    /// The batch's pointer writer against ``EventLineFormatter/append``, one device's lines
+    /// into one buffer grown from one byte: coordinates that repeat, return after others, or
+    /// differ only in sign or last bit (the reused text must be the number's own).
+    @Test("the pointer writer's lines equal append's", arguments: testSeeds(3))
+    func pointerWriterEqualsAppend(seed: UInt64) throws {
+        let fences = [
+            Fence(id: "a", shape: .circle(center: Coordinate(latitude: 1, longitude: 2), radius: 75.25), properties: JSONObject(members: [.init(key: "k", value: .string("v\u{1F600}"))])),
+            Fence(id: String(repeating: "long id ", count: 40), shape: .circle(center: Coordinate(latitude: -3, longitude: 4), radius: 100), level: 7),
+        ]
+        let set = try FenceSet(fences)
+        let formatter = EventLineFormatter(fenceSet: set)
+        var rng = SplitMix64(seed: seed)
+        let pool: [Double] = [0, -0.0, 1, -1, 30.2672, 30.2672.nextUp, -97.7431, 1e15, 999_999_999_999_999.9, 4.9e-324, -1.2345678901234567e-300]
+        for _ in 0..<40 {
+            let device = EventLineFormatter.deviceFragment(rng.chance(0.5) ? "d\(rng.int(0...9))" : String(repeating: "\"x\"", count: rng.int(1...300)))
+            let lines = ScratchArray<UInt8>(capacity: 1)
+            var text = EventLineFormatter.CoordinateText()
+            var expected: [UInt8] = []
+            var latitude = 0.0, longitude = 0.0
+            for _ in 0..<rng.int(0...400) {
+                func next(_ current: Double, _ limit: Double) -> Double {
+                    switch rng.int(0...5) {
+                    case 0, 1: return current  // the same fix
+                    case 2: return pool[rng.int(0...pool.count - 1)]
+                    case 3: return Double(rng.int(-180...180))
+                    default: return rng.double(-limit...limit)
+                    }
+                }
+                latitude = next(latitude, 90)
+                longitude = next(longitude, 180)
+                let type = GeofenceEvent.EventType.allCases[rng.int(0...4)]
+                let timestamp = rng.chance(0.1) ? [Int64.min, Int64.max, 0, -1][rng.int(0...3)] : Int64(bitPattern: rng.next()) >> rng.int(1...63)
+                let slot = rng.int(0...1)
+                device.withUnsafeBufferPointer { d in
+                    formatter.write(
+                        type: type, timestamp: timestamp, device: d, slot: slot, latitude: latitude, longitude: longitude, text: &text,
+                        to: lines)
+                    formatter.append(
+                        type: type, timestamp: timestamp, device: d, slot: slot, latitude: latitude, longitude: longitude, to: &expected)
+                }
+            }
+            let written = Array(UnsafeBufferPointer(start: lines.base, count: lines.count))
+            let differs = (0..<Swift.min(written.count, expected.count)).first { written[$0] != expected[$0] } ?? Swift.min(written.count, expected.count)
+            #expect(written == expected, "seed \(seed): \(written.count) bytes against \(expected.count), first difference at \(differs)")
+        }
+    }
 }

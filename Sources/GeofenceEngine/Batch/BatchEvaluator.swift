@@ -19,7 +19,8 @@ public final class BatchEvaluator {
     public init(fenceSet: FenceSet, options: BatchOptions) throws {
         self.fenceSet = fenceSet
         self.options = options
-        let context = try TrackerContext(fenceSet: fenceSet, configuration: options.configuration)
+        // Events are written by slot (EventLineFormatter): they need no id strings.
+        let context = try TrackerContext(fenceSet: fenceSet, configuration: options.configuration, idsInEvents: false)
         let formatter = EventLineFormatter(fenceSet: fenceSet)
         self.context = context
         workers = try (0..<options.threads).map { _ in try BatchWorker(context: context, formatter: formatter) }

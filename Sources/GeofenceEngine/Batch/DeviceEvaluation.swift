@@ -26,6 +26,8 @@ final class BatchWorker {
     private var nearby: [FenceDistance] = []
     private var records: [FixRecord] = []
     private var slots: [Int32] = []
+    /// The event lines of the device being written.
+    private let lines = ScratchArray<UInt8>(capacity: 1 << 16)
 
     init(context: TrackerContext, formatter: EventLineFormatter) throws(GEOSError) {
         self.context = context
@@ -96,15 +98,20 @@ final class BatchWorker {
             }.map(\.element)
         }
         if !events.isEmpty {
+            // The lines go to the worker's buffer, then to the result in one copy.
             let device = EventLineFormatter.deviceFragment(deviceID)
+            let lines = self.lines
+            lines.count = 0
+            var text = EventLineFormatter.CoordinateText()
             device.withUnsafeBufferPointer { device in
                 for e in events {
                     result.eventsByType[Int(e.type.rawValue)] += 1
-                    formatter.append(
+                    formatter.write(
                         type: e.type, timestamp: e.timestamp.milliseconds, device: device, slot: Int(e.slot),
-                        latitude: e.latitude, longitude: e.longitude, to: &result.bytes)
+                        latitude: e.latitude, longitude: e.longitude, text: &text, to: lines)
                 }
             }
+            result.bytes.append(contentsOf: UnsafeBufferPointer(start: lines.base, count: lines.count))
         }
         return result
     }

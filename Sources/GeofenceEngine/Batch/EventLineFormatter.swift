@@ -6,11 +6,11 @@
 /// per fence, so writing an event costs little more than its two coordinates.
 struct EventLineFormatter: Sendable {
     /// The heads by event type, back to back: `{"eventType":"…","timestamp":`.
-    private let heads: FrozenBuffer<UInt8>
-    private let headStarts: FrozenBuffer<Int>
+    let heads: FrozenBuffer<UInt8>
+    let headStarts: FrozenBuffer<Int>
     /// The fence set's fragments (see ``fenceFragments(ids:circles:levels:properties:)``),
     /// read through pointers: a fragment costs no reference counting.
-    private let fences: ByteTable
+    let fences: ByteTable
 
     init(fenceSet: FenceSet) {
         var text: [UInt8] = []
@@ -85,7 +85,9 @@ struct EventLineFormatter: Sendable {
         out.append(contentsOf: UnsafeBufferPointer(start: fences.bytes.pointer + from, count: to &- from))
     }
 
-    /// Appends one event line.
+    /// Appends one event line: the obvious writer, kept as the twin of the batch's pointer
+    /// writer (``write(type:timestamp:device:slot:latitude:longitude:text:to:)``, tested
+    /// against it).
     ///
     /// Numbers are written straight into `out` (``JSONNumber/write(_:to:)``), and the fence's
     /// and event type's fragments copied from the one buffer.
