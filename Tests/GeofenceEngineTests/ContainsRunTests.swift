@@ -86,28 +86,6 @@ struct ContainsRunTests {
         }
     }
 
-    /// The line writer's row numbers against the standard library's decimal text: every
-    /// digit count, the powers of ten and their neighbours, and seeded values.
-    @Test("row numbers are written as the standard library writes them")
-    func rowDigits() {
-        var values: [UInt64] = [0, UInt64.max, UInt64.max - 1]
-        var power: UInt64 = 1
-        for _ in 0..<19 {
-            power *= 10
-            values += [power - 1, power, power + 1]
-        }
-        for seed in testSeeds(1, base: 0xD161_75) {
-            var rng = SplitMix64(seed: seed)
-            values += (0..<2_000).map { _ in rng.next() >> UInt64(rng.int(0...63)) }
-        }
-        for value in values {
-            var buffer = [UInt8](repeating: 0xFF, count: ContainsSlice.maximumDigits + 1)
-            let written = buffer.withUnsafeMutableBufferPointer { b in ContainsSlice.putDigits(value, at: b.baseAddress!) - b.baseAddress! }
-            #expect(String(decoding: buffer[..<written], as: UTF8.self) == String(value), "value \(value)")
-            #expect(buffer[written] == 0xFF, "value \(value): nothing written past the digits")
-        }
-    }
-
     @Test("an empty file and a bad header are errors naming the file")
     func badFiles() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("geofence-contains-\(UUID().uuidString)")

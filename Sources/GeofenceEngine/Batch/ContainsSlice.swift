@@ -151,7 +151,7 @@ final class ContainsSlice {
     ) {
         let rowHead: StaticString = #"{"row":"#, idsHead: StaticString = #","geofenceIds":["#
         let errorHead: StaticString = #","error":"#, idsTail: StaticString = "]}\n", errorTail: StaticString = "}\n"
-        let fixed = rowHead.utf8CodeUnitCount + Self.maximumDigits + idsHead.utf8CodeUnitCount + idsTail.utf8CodeUnitCount
+        let fixed = rowHead.utf8CodeUnitCount + DecimalText.maximumBytes + idsHead.utf8CodeUnitCount + idsTail.utf8CodeUnitCount
         let idBytes = ids.bytes.pointer, idEnds = ids.offsets.pointer
         out.count = 0
         var next = 0  // the next pair: pairs are in fix order
@@ -176,7 +176,7 @@ final class ContainsSlice {
             out.reserve(out.count &+ fixed &+ idTotal)
             var p = out.base + out.count
             p = Self.put(rowHead, at: p)
-            p = Self.putDigits(UInt64(firstRow &+ k), at: p)
+            p = DecimalText.put(UInt64(firstRow &+ k), at: p)
             p = Self.put(idsHead, at: p)
             for pair in next..<end {
                 let slot = Int(slots[pair])
@@ -189,23 +189,6 @@ final class ContainsSlice {
             out.count = p - out.base
             next = end
         }
-    }
-
-    /// Digits of the largest row number (UInt64: 20).
-    static let maximumDigits = 20
-
-    /// `value` in decimal at `p`; returns the position after the last digit.
-    @inline(__always)
-    static func putDigits(_ value: UInt64, at p: UnsafeMutablePointer<UInt8>) -> UnsafeMutablePointer<UInt8> {
-        var digits = 1, rest = value
-        while rest >= 10 { rest /= 10; digits &+= 1 }
-        var v = value, q = p + digits
-        repeat {
-            q -= 1
-            q.pointee = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: v % 10)
-            v /= 10
-        } while v != 0
-        return p + digits
     }
 
     @inline(__always)

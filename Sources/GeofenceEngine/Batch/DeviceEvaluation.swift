@@ -99,17 +99,10 @@ final class BatchWorker {
         }
         if !events.isEmpty {
             // The lines go to the worker's buffer, then to the result in one copy.
-            let device = EventLineFormatter.deviceFragment(deviceID)
             let lines = self.lines
             lines.count = 0
-            var text = EventLineFormatter.CoordinateText()
-            device.withUnsafeBufferPointer { device in
-                for e in events {
-                    result.eventsByType[Int(e.type.rawValue)] += 1
-                    formatter.write(
-                        type: e.type, timestamp: e.timestamp.milliseconds, device: device, slot: Int(e.slot),
-                        latitude: e.latitude, longitude: e.longitude, text: &text, to: lines)
-                }
+            EventLineFormatter.deviceFragment(deviceID).withUnsafeBufferPointer { device in
+                formatter.write(events, device: device, counts: &result.eventsByType, to: lines)
             }
             result.bytes.append(contentsOf: UnsafeBufferPointer(start: lines.base, count: lines.count))
         }
