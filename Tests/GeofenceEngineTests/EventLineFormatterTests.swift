@@ -39,7 +39,7 @@ struct EventLineFormatterTests {
     @Test("JSON number text equals its independent twin", arguments: testSeeds(3))
     func numberText(seed: UInt64) {
         var rng = SplitMix64(seed: seed)
-        let fixed: [Double] = [0, -0.0, 1, -1, 1e15, -1e15, 999_999_999_999_999, 1e-7, 5e-324, .infinity, -.infinity, 40.8693766]
+        let fixed: [Double] = [0, -0.0, 1, -1, 1e15, -1e15, 999_999_999_999_999, 1e-7, Double.leastNonzeroMagnitude, .infinity, -.infinity, 40.8693766]
         for k in 0..<5_000 {
             let value = k < fixed.count ? fixed[k] : rng.chance(0.3) ? Double(rng.int(-1_000_000...1_000_000)) : Double(bitPattern: rng.next())
             // NaN has no JSON form (JSONValue refuses it); its text is just "nan".
@@ -70,7 +70,7 @@ struct EventLineFormatterTests {
                     switch rng.int(0...5) {
                     case 0: return Double(rng.int(-180...180))  // integral: written without a fraction
                     case 1: return (rng.double(-limit...limit) * 1e7).rounded() / 1e7  // 7 decimals, as GPS files
-                    case 2: return [0.0, -0.0, 1e-5, -1e-7, 1e15, 1.5e15, 4.9e-324][rng.int(0...6)]
+                    case 2: return [0.0, -0.0, 1e-5, -1e-7, 1e15, 1.5e15, Double.leastNonzeroMagnitude][rng.int(0...6)]
                     default: return rng.double(-limit...limit)
                     }
                 }
@@ -100,7 +100,7 @@ struct EventLineFormatterTests {
         let set = try FenceSet(fences)
         let formatter = EventLineFormatter(fenceSet: set)
         var rng = SplitMix64(seed: seed)
-        let pool: [Double] = [0, -0.0, 1, -1, 30.2672, 30.2672.nextUp, -97.7431, 1e15, 999_999_999_999_999.9, 4.9e-324, -1.2345678901234567e-300]
+        let pool: [Double] = [0, -0.0, 1, -1, 30.2672, 30.2672.nextUp, -97.7431, 1e15, 999_999_999_999_999.9, Double.leastNonzeroMagnitude, -1.2345678901234567e-300]
         for _ in 0..<40 {
             let device = EventLineFormatter.deviceFragment(rng.chance(0.5) ? "d\(rng.int(0...9))" : String(repeating: "\"x\"", count: rng.int(1...300)))
             let lines = ScratchArray<UInt8>(capacity: 1)
