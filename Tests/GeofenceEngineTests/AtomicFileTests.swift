@@ -49,16 +49,20 @@ struct AtomicFileTests {
     }
 
     /// Raw ranges of every size through a sink, to a file path and to a device, in order:
-    /// small ones buffered, those of a megabyte or more handed on whole (to the file's writer
-    /// for a path: a sink for a path has no descriptor of its own).
+    /// small ones buffered, those of 64 KiB or more handed on whole (to the file's writer for
+    /// a path: a sink for a path has no descriptor of its own), each after what was buffered.
     @Test("a sink takes raw ranges of any size, to a file path and to a device")
     func sinkRawRanges() throws {
         for seed in testSeeds(2, base: 0x51_4B) {
             var rng = SplitMix64(seed: seed)
             var expected: [UInt8] = []
-            let pieces = (0..<12).map { _ in
-                let count = rng.chance(0.3) ? rng.int((1 << 20)...(3 << 20)) : rng.int(0...70_000)
-                return (0..<count).map { _ in UInt8(truncatingIfNeeded: rng.int(0...255)) }
+            // Sizes on both sides of the direct-write minimum and of the buffers' megabyte.
+            let edge = AtomicFileWriter.directMinimum
+            let sizes = [edge - 1, edge, edge + 1, 0, 1] + (0..<12).map { _ in
+                rng.chance(0.3) ? rng.int((1 << 20)...(3 << 20)) : rng.int(0...(2 * edge))
+            }
+            let pieces = sizes.shuffled(using: &rng).map { count in
+                (0..<count).map { _ in UInt8(truncatingIfNeeded: rng.int(0...255)) }
             }
             for piece in pieces { expected += piece }
             try Self.withFolder { folder in

@@ -75,10 +75,17 @@ final class WindowWriter {
                 }
                 pending = nil
                 if failure.withLock({ $0 }) == nil {
-                    do throws(FileReadError) {
-                        for result in results { try output.write(result.bytes) }
-                    } catch {
-                        failure.withLock { $0 = error }
+                    // Raw ranges: a device's lines of 64 KiB or more go out without a copy
+                    // into the sink's buffer.
+                    for result in results {
+                        let error = result.bytes.withUnsafeBytes { bytes -> FileReadError? in
+                            do throws(FileReadError) { try output.write(bytes) } catch { return error }
+                            return nil
+                        }
+                        if let error {
+                            failure.withLock { $0 = error }
+                            break
+                        }
                     }
                 }
                 room.signal()

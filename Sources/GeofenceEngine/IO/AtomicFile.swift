@@ -92,16 +92,22 @@ package final class AtomicFileWriter {
         if buffer.count >= Self.flushThreshold { try drain() }
     }
 
-    /// Appends raw bytes (a megabyte or more, with nothing buffered, goes straight to the file:
-    /// callers that buffer themselves pay no second copy).
+    /// Appends raw bytes. A range of ``directMinimum`` bytes or more goes straight to the file
+    /// after what is buffered: callers that gather their bytes themselves (a device's event
+    /// lines) pay no second copy.
     package func write(_ bytes: UnsafeRawBufferPointer) throws(FileReadError) {
-        if buffer.isEmpty && bytes.count >= Self.flushThreshold {
+        if bytes.count >= Self.directMinimum {
+            try drain()
             try writeOut(bytes)
             return
         }
         buffer.append(contentsOf: bytes)
         if buffer.count >= Self.flushThreshold { try drain() }
     }
+
+    /// The smallest raw range written without going through the buffer: large enough that
+    /// the system call costs little beside the copy it saves.
+    package static let directMinimum = 64 << 10
 
     private func writeOut(_ bytes: UnsafeRawBufferPointer) throws(FileReadError) {
         try checkOpen()

@@ -72,17 +72,16 @@ package final class OutputSink {
         if buffer.count >= flushThreshold { try flush() }
     }
 
-    /// Appends raw bytes; a range of a megabyte or more goes straight to the descriptor
-    /// (after what is buffered), without a copy.
+    /// Appends raw bytes; a range of ``AtomicFileWriter/directMinimum`` bytes or more goes
+    /// straight to the descriptor or the file (after what is buffered), without a copy.
     package func write(_ bytes: UnsafeRawBufferPointer) throws(FileReadError) {
-        if buffer.count + bytes.count < flushThreshold {
+        if bytes.count < AtomicFileWriter.directMinimum {
             buffer.append(contentsOf: bytes)
+            if buffer.count >= flushThreshold { try flush() }
             return
         }
         try flush()
-        if bytes.count < flushThreshold {
-            buffer.append(contentsOf: bytes)
-        } else if let file {
+        if let file {
             // A file path has no descriptor here (fd is -1): its writer takes the range.
             try file.write(bytes)
         } else if !Platform.writeAll(fd, bytes) {
