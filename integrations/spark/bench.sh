@@ -4,9 +4,9 @@
 #   bash integrations/spark/bench.sh ENGINE [ROUNDS]
 #
 # Builds 20x Austin (3.21M rows, make_scaled_austin.py), then ROUNDS times (default 3):
-# `geofence evaluate --threads 2` to a file, and the whole Spark job (spark-submit of
-# geofence_spark.py, NDJSON written by the engines), each under /usr/bin/time, with the load
-# average before each run. After each Spark run: the driver's phases, each partition's engine
+# `geofence evaluate --threads 2` to a file (and to /dev/null, for the engine's own cost),
+# and the whole Spark job (spark-submit of geofence_spark.py, NDJSON written by the
+# engines), each under /usr/bin/time, with the load average before each run. After each Spark run: the driver's phases, each partition's engine
 # phases, and the stage breakdown from the event log (stage_report.py). Set SPARK_OPTS for
 # extra spark-submit options (e.g. a class data sharing archive for the driver JVM:
 # --driver-java-options -XX:SharedArchiveFile=...). Needs .spark-venv (make spark-test).
@@ -31,6 +31,10 @@ for round in $(seq 1 "$ROUNDS"); do
   /usr/bin/time -f "one process (evaluate --threads 2 to a file): %e s wall, %U s user, %S s sys" \
     "$ENGINE" evaluate --fences "$FENCES" --fixes "$FIXES" --threads 2 --quiet --output "$WORK/one.ndjson"
   rm -f "$WORK/one.ndjson"; sync
+  # The same run without the file: what the engine costs when the kernel's cost of taking
+  # 3.6 GB into a file (2.6-7.4 s of system time on this disk, 2026-11-24) is left out.
+  /usr/bin/time -f "one process (evaluate --threads 2 to /dev/null): %e s wall, %U s user, %S s sys" \
+    "$ENGINE" evaluate --fences "$FENCES" --fixes "$FIXES" --threads 2 --quiet --output /dev/null
   echo "load $(cut -d' ' -f1-3 /proc/loadavg)"
   rm -rf "$WORK/out" "$WORK/events" && mkdir -p "$WORK/events"
   /usr/bin/time -o "$WORK/time" -f "spark (local[2], whole spark-submit): %e s wall, %U s user, %S s sys" \
