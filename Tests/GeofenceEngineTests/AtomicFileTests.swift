@@ -78,6 +78,45 @@ struct AtomicFileTests {
         }
     }
 
+    /// The writeback hint reaches the system for a file (on Linux) and is refused for a
+    /// device; the file's bytes are the same either way.
+    @Test("writeback hints are taken for a file and refused for a device")
+    func writebackHint() throws {
+        try Self.withFolder { folder in
+            let path = folder + "/hinted.bin"
+            let bytes = (0..<(3 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 31) }
+            FileManager.default.createFile(atPath: path, contents: Data(bytes))
+            let file = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+            defer { try? file.close() }
+            let device = try FileHandle(forWritingTo: URL(fileURLWithPath: "/dev/null"))
+            defer { try? device.close() }
+            #if os(Linux)
+            #expect(Platform.startWriteback(file.fileDescriptor, offset: 0, count: bytes.count))
+            #else
+            #expect(!Platform.startWriteback(file.fileDescriptor, offset: 0, count: bytes.count))
+            #endif
+            #expect(!Platform.startWriteback(device.fileDescriptor, offset: 0, count: 1 << 20))
+            #expect(FileManager.default.contents(atPath: path) == Data(bytes))
+            // A writer asks for writeback as it goes: all but the last step's bytes by the end.
+            let target = folder + "/written.bin"
+            let writer = try AtomicFileWriter(path: target)
+            let step = AtomicFileWriter.writebackStep
+            var expected: [UInt8] = []
+            for k in 0..<(5 * step / (1 << 20)) {
+                let piece = [UInt8](repeating: UInt8(truncatingIfNeeded: k), count: k % 2 == 0 ? 1 << 20 : 100_000)
+                expected += piece
+                try piece.withUnsafeBytes { try writer.write($0) }
+            }
+            #if os(Linux)
+            #expect(writer.writebackStarted > expected.count - 2 * step, "\(writer.writebackStarted) of \(expected.count) bytes")
+            #else
+            #expect(writer.writebackStarted == 0)
+            #endif
+            try writer.commit()
+            #expect(FileManager.default.contents(atPath: target).map(Array.init) == expected)
+        }
+    }
+
     @Test("writers to one path get distinct temporary files")
     func uniqueTemporaryNames() throws {
         try Self.withFolder { folder in
