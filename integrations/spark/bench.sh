@@ -22,19 +22,24 @@ trap 'rm -rf "$WORK"' EXIT
 FIXES=$WORK/austin20.csv FENCES=$ROOT/data/austin/fences.geojson
 python3 integrations/spark/make_scaled_austin.py --copies 20 --output "$FIXES"
 echo "input: $(wc -l < "$FIXES") lines, $(du -h "$FIXES" | cut -f1)"
+# Each run that writes starts with no earlier output left to write back or to discard: a
+# run that follows another's 3.6 GB of dirty pages spends seconds of system time on them
+# (one process 3.4 s after a sync, 7.1 s with the previous Spark output still being
+# written), and one that starts right after a 3.6 GB file was removed competes with the
+# disk's discard of it (2026-11-24, 22:50: one process 2.2-2.8 s with `sync; sleep 2`
+# before it, 3.3-8.2 s with `sync` alone).
+settle() { sync; sleep 3; }
 for round in $(seq 1 "$ROUNDS"); do
-  # Each timed run starts with no earlier output left to write back: a run that follows
-  # another's 3.6 GB of dirty pages spends seconds of system time on them (measured: one
-  # process 3.4 s after a sync, 7.1 s with the previous Spark output still being written).
-  rm -rf "$WORK/out" "$WORK/one.ndjson"; sync
+  rm -rf "$WORK/out" "$WORK/one.ndjson"; settle
   echo "--- round $round, load $(cut -d' ' -f1-3 /proc/loadavg)"
   /usr/bin/time -f "one process (evaluate --threads 2 to a file): %e s wall, %U s user, %S s sys" \
     "$ENGINE" evaluate --fences "$FENCES" --fixes "$FIXES" --threads 2 --quiet --output "$WORK/one.ndjson"
-  rm -f "$WORK/one.ndjson"; sync
-  # The same run without the file: what the engine costs when the kernel's cost of taking
-  # 3.6 GB into a file (2.6-7.4 s of system time on this disk, 2026-11-24) is left out.
+  rm -f "$WORK/one.ndjson"
+  # The same run without the file: what the engine costs without the kernel's cost of
+  # taking 3.6 GB into a file.
   /usr/bin/time -f "one process (evaluate --threads 2 to /dev/null): %e s wall, %U s user, %S s sys" \
     "$ENGINE" evaluate --fences "$FENCES" --fixes "$FIXES" --threads 2 --quiet --output /dev/null
+  settle
   echo "load $(cut -d' ' -f1-3 /proc/loadavg)"
   rm -rf "$WORK/out" "$WORK/events" && mkdir -p "$WORK/events"
   /usr/bin/time -o "$WORK/time" -f "spark (local[2], whole spark-submit): %e s wall, %U s user, %S s sys" \
