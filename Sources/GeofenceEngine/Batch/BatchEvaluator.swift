@@ -13,6 +13,8 @@ public final class BatchEvaluator {
     private let context: TrackerContext
     private let workers: [BatchWorker]
     private let pool: WorkerPool
+    /// The workers' line set the next window writes (see ``BatchWorker/startWindow(_:)``).
+    private var nextLineSet = 0
 
     /// - Throws: ``TrackerConfigurationError`` for a bad configuration, ``GEOSError`` when GEOS
     ///   cannot start, ``ThreadStartError`` when the worker threads cannot be started.
@@ -142,7 +144,7 @@ public final class BatchEvaluator {
                 return (shared.table.deviceID(shared.table.devices[d]), TableFixes(table: shared, range: range))
             }
             account(results, summary: &summary)
-            let bytes = results.reduce(0) { $0 + $1.bytes.count }
+            let bytes = results.reduce(0) { $0 + $1.lines.count }
             lineBytesPerFix = Double(bytes) / Double(max(1, fixes))
             windowFixes = Self.windowFixes(lineBytesPerFix: lineBytesPerFix)
             try writer.submit(results)
@@ -227,7 +229,7 @@ public final class BatchEvaluator {
         summary.devices += devices.count
         account(results, summary: &summary)
         try writer.submit(results)
-        return Double(results.reduce(0) { $0 + $1.bytes.count }) / Double(max(1, fixes))
+        return Double(results.reduce(0) { $0 + $1.lines.count }) / Double(max(1, fixes))
     }
 
     // MARK: - Shared steps.
@@ -242,6 +244,13 @@ public final class BatchEvaluator {
     ) throws -> [DeviceResult] {
         let results = DisjointSlots<DeviceResult?>(repeating: nil, count: count)
         let failures = DisjointSlots<GEOSError?>(repeating: nil, count: count)
+        // Windows alternate between the workers' two line sets. The set used now was last
+        // used two windows ago, whose lines are written: every window is submitted to the
+        // writer right after it is evaluated, and a submission returns only once the window
+        // before it is written.
+        let set = nextLineSet
+        nextLineSet ^= 1
+        for worker in self.workers { worker.startWindow(set) }
         let workers = SharedWorkers(self.workers)
         let sizes = (0..<count).map(size)
         let order = pool.threads > 1 ? (0..<count).sorted { (sizes[$0], $1) > (sizes[$1], $0) } : Array(0..<count)

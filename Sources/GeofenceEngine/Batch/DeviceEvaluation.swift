@@ -9,12 +9,26 @@ protocol DeviceFixSource: SendableMetatype {
 
 /// What evaluating one device produced: its NDJSON lines and counts.
 struct DeviceResult: Sendable {
-    var bytes: [UInt8] = []
+    var lines = LineRange()
     var processed = 0
     var eventsByType = [Int](repeating: 0, count: GeofenceEvent.EventType.allCases.count)
     /// Rows the tracker refused (only `order` can happen here: ingestion already rejected
     /// bad coordinates and accuracies, and grouping sorted each device by time).
     var rejections: [(RejectionReason, String)] = []
+}
+
+/// A device's NDJSON lines: a range of the window buffer of the worker that evaluated it
+/// (``BatchWorker/startWindow(_:)``), read by the output writer once the window is done.
+struct LineRange: @unchecked Sendable {
+    fileprivate(set) var buffer: ScratchArray<UInt8>? = nil
+    fileprivate(set) var offset = 0
+    fileprivate(set) var count = 0
+
+    /// The lines (valid until the buffer's set is started again, two windows later).
+    var bytes: UnsafeRawBufferPointer {
+        guard let buffer else { return UnsafeRawBufferPointer(start: nil, count: 0) }
+        return UnsafeRawBufferPointer(start: buffer.base + offset, count: count)
+    }
 }
 
 /// One worker thread's state: its own GEOS-backed evaluator and scratch buffers.
@@ -26,13 +40,26 @@ final class BatchWorker {
     private var nearby: [FenceDistance] = []
     private var records: [FixRecord] = []
     private var slots: [Int32] = []
-    /// The event lines of the device being written.
-    private let lines = ScratchArray<UInt8>(capacity: 1 << 16)
+    /// Two sets of window lines, used by alternate windows: the devices this worker
+    /// evaluates in a window append their lines to the window's set, and the writer reads
+    /// them from there while the next window fills the other set. Reused window after window,
+    /// so the output takes no fresh memory per device: a device's lines in an array of their
+    /// own were freed after writing and their pages faulted in again for the next ones (the
+    /// 117 MB of the Austin run faulted whole).
+    private let windowLines = [ScratchArray<UInt8>(capacity: 1 << 16), ScratchArray<UInt8>(capacity: 1 << 16)]
+    private var currentSet = 0
 
     init(context: TrackerContext, formatter: EventLineFormatter) throws(GEOSError) {
         self.context = context
         evaluator = try ContainmentEvaluator(fenceSet: context.fenceSet)
         self.formatter = formatter
+    }
+
+    /// Starts a window on line set `set` (0 or 1), emptying it. Call while no device is being
+    /// evaluated, and only when the results of the window that last used `set` are written.
+    func startWindow(_ set: Int) {
+        currentSet = set
+        windowLines[set].count = 0
     }
 
     /// Runs one device's fixes through a fresh tracker, in time order, then the end-of-input
@@ -98,13 +125,11 @@ final class BatchWorker {
             }.map(\.element)
         }
         if !events.isEmpty {
-            // The lines go to the worker's buffer, then to the result in one copy.
-            let lines = self.lines
-            lines.count = 0
+            let lines = windowLines[currentSet], offset = lines.count
             EventLineFormatter.deviceFragment(deviceID).withUnsafeBufferPointer { device in
                 formatter.write(events, device: device, counts: &result.eventsByType, to: lines)
             }
-            result.bytes.append(contentsOf: UnsafeBufferPointer(start: lines.base, count: lines.count))
+            result.lines = LineRange(buffer: lines, offset: offset, count: lines.count - offset)
         }
         return result
     }

@@ -78,11 +78,9 @@ final class WindowWriter {
                     // Raw ranges: a device's lines of 64 KiB or more go out without a copy
                     // into the sink's buffer.
                     for result in results {
-                        let error = result.bytes.withUnsafeBytes { bytes -> FileReadError? in
-                            do throws(FileReadError) { try output.write(bytes) } catch { return error }
-                            return nil
-                        }
-                        if let error {
+                        do throws(FileReadError) {
+                            try output.write(result.lines.bytes)
+                        } catch {
                             failure.withLock { $0 = error }
                             break
                         }
