@@ -3,18 +3,6 @@ import GeofenceTestSupport
 import Testing
 @testable import GeofenceEngine
 
-extension EventLineFormatter {
-    /// The batch's append with the device fragment as an array (the tests' form).
-    func append(
-        type: GeofenceEvent.EventType, timestamp: Int64, device: [UInt8], slot: Int, latitude: Double,
-        longitude: Double, to out: inout [UInt8]
-    ) {
-        device.withUnsafeBufferPointer {
-            append(type: type, timestamp: timestamp, device: $0, slot: slot, latitude: latitude, longitude: longitude, to: &out)
-        }
-    }
-}
-
 @Suite("Event line formatter")
 struct EventLineFormatterTests {
     /// The JSON number rule written out independently: an integer below 10^15 without a

@@ -1,11 +1,11 @@
 /// Writing event lines through a pointer: the batch's hot path.
 ///
-/// ``EventLineFormatter/append(type:timestamp:device:slot:latitude:longitude:to:)`` appends a
-/// line to an array piece by piece, each piece paying a uniqueness and a capacity check, and
-/// formats both coordinates of every event; on 20× Austin (10.9M events) formatting was a
-/// third of the run. Here room for the whole line is made once and the pieces are copied in,
+/// The first writer appended a line to an array piece by piece, each piece paying a
+/// uniqueness and a capacity check, and formatted both coordinates of every event; on 20×
+/// Austin (10.9M events) formatting was a third of the run (it is kept in the tests as this
+/// writer's twin). Here room for the whole line is made once and the pieces are copied in,
 /// and a device's events, which mostly repeat the coordinates of the event before them (the
-/// events of one fix), reuse their text. The lines are byte for byte those of `append`
+/// events of one fix), reuse their text. The lines are byte for byte the twin's
 /// (tested over seeded events).
 extension EventLineFormatter {
     /// The text of the coordinates last written, reused while they repeat. One per device
@@ -35,7 +35,8 @@ extension EventLineFormatter {
         }
     }
 
-    /// Appends one event line to `out` (see ``append(type:timestamp:device:slot:latitude:longitude:to:)``).
+    /// Appends one event line to `out`: the head (`{"eventType":"…","timestamp":`), the time,
+    /// the device fragment, the fence's first fragment, the coordinates and its second.
     /// - Complexity: O(line length).
     @inline(__always)
     func write(
@@ -72,11 +73,10 @@ extension EventLineFormatter {
     }
 }
 
-/// One number's JSON text (``JSONNumber/write(_:to:)-(Double,_)``), kept with the number's
-/// bits so the same number is not formatted twice in a row.
+/// One number's JSON text (``JSONNumber/put(_:at:)``), kept with the number's bits so the
+/// same number is not formatted twice in a row.
 private struct NumberText {
-    /// Room for the longest text of a double: a sign, 17 digits, a point and `e-308`.
-    static let capacity = 32
+    static let capacity = JSONNumber.maximumDoubleBytes
     private var bits: UInt64 = 0
     private var count = 0  // 0: nothing kept yet (a number's text is never empty)
     private var bytes: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
@@ -91,16 +91,10 @@ private struct NumberText {
     }
 
     private mutating func remember(_ value: Double) {
-        var kept: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+        var kept: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)  // 32 bytes: `capacity`
         let n = withUnsafeMutableBytes(of: &kept) { raw -> Int in
             let p = raw.baseAddress!.assumingMemoryBound(to: UInt8.self)
-            if JSONNumber.isWrittenAsInteger(value) { return DecimalText.put(Int64(value), at: p) - p }
-            var text = value.description
-            return text.withUTF8 { utf8 in
-                precondition(utf8.count <= Self.capacity, "a number's JSON text of \(utf8.count) bytes")
-                p.update(from: utf8.baseAddress!, count: utf8.count)
-                return utf8.count
-            }
+            return JSONNumber.put(value, at: p) - p
         }
         bits = value.bitPattern
         count = n

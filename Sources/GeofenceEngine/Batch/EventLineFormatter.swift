@@ -77,34 +77,4 @@ struct EventLineFormatter: Sendable {
         out.append(UInt8(ascii: ","))
         return out
     }
-
-    @inline(__always)
-    private func append(fence k: Int, to out: inout [UInt8]) {
-        let offsets = fences.offsets.pointer
-        let from = Int(truncatingIfNeeded: offsets[k]), to = Int(truncatingIfNeeded: offsets[k &+ 1])
-        out.append(contentsOf: UnsafeBufferPointer(start: fences.bytes.pointer + from, count: to &- from))
-    }
-
-    /// Appends one event line: the obvious writer, kept as the twin of the batch's pointer
-    /// writer (``write(type:timestamp:device:slot:latitude:longitude:text:to:)``, tested
-    /// against it).
-    ///
-    /// Numbers are written straight into `out` (``JSONNumber/write(_:to:)``), and the fence's
-    /// and event type's fragments copied from the one buffer.
-    func append(
-        type: GeofenceEvent.EventType, timestamp: Int64, device: UnsafeBufferPointer<UInt8>, slot: Int,
-        latitude: Double, longitude: Double, to out: inout [UInt8]
-    ) {
-        let head = Int(type.rawValue), from = headStarts.pointer[head], to = headStarts.pointer[head &+ 1]
-        out.append(contentsOf: UnsafeBufferPointer(start: heads.pointer + from, count: to &- from))
-        JSONNumber.write(timestamp, to: &out)
-        out.append(UInt8(ascii: ","))
-        out.append(contentsOf: device)
-        append(fence: 2 &* slot, to: &out)
-        out.append(contentsOf: #""lat":"#.utf8)
-        JSONNumber.write(latitude, to: &out)
-        out.append(contentsOf: #","lng":"#.utf8)
-        JSONNumber.write(longitude, to: &out)
-        append(fence: 2 &* slot &+ 1, to: &out)
-    }
 }
