@@ -125,39 +125,82 @@ struct PolygonCheckTwinTests {
         }
     }
 
-    /// The farthest vertex found from estimated terms against every term computed with `sin`:
-    /// rings near and far (beyond the estimate's 0.01 rad), vertices repeated, at the
+    /// The farthest vertex found from chords between unit vectors against every term computed
+    /// with `sin`: rings near and far, vertices repeated, mirrored or a rounding apart, at the
     /// antimeridian and near the poles.
-    @Test("the largest haversine term from estimates equals the largest exact term", arguments: [3, 4] as [UInt64])
+    @Test("the largest haversine term found from chords equals the largest exact term", arguments: [3, 4] as [UInt64])
     func largestTerm(seed: UInt64) {
         var rng = SplitMix64(seed: seed)
         for round in 0..<3000 {
             let center = Coordinate(latitude: rng.double(-89...89), longitude: rng.double(-180...180))
-            let spread = [1e-6, 1e-3, 0.3, 5][rng.int(0...3)]
+            let spread = [1e-6, 1e-3, 0.3, 5, 120][rng.int(0...4)]
             var ring: [Double] = []
             for _ in 0..<rng.int(1...40) {
-                let vertex = rng.chance(0.2) && ring.count >= 2
-                    ? (ring[ring.count - 2], ring[ring.count - 1])
-                    : (Sphere.wrapLongitude(center.longitude + rng.double(-spread...spread)),
-                       max(-90, min(90, center.latitude + rng.double(-spread...spread))))
+                let vertex: (Double, Double)
+                if rng.chance(0.2) && ring.count >= 2 {
+                    // Mirrored across the centre's meridian: as far from the centre as the last.
+                    vertex = (Sphere.wrapLongitude(2 * center.longitude - ring[ring.count - 2]), ring[ring.count - 1])
+                } else if rng.chance(0.3) && ring.count >= 2 {
+                    // Repeated, or moved by an ulp: ties the chords cannot tell apart.
+                    let (x, y) = (ring[ring.count - 2], ring[ring.count - 1])
+                    vertex = rng.chance(0.5) ? (x, y) : (rng.chance(0.5) ? x.nextUp : x.nextDown, rng.chance(0.5) ? y : y.nextUp)
+                } else {
+                    vertex = (Sphere.wrapLongitude(center.longitude + rng.double(-spread...spread)),
+                              max(-90, min(90, center.latitude + rng.double(-spread...spread))))
+                }
                 ring += [vertex.0, vertex.1]
             }
             ring += [ring[0], ring[1]]  // closed, as rings are
-            var trig = stride(from: 0, to: ring.count - 1, by: 2).map { i -> SIMD4<Double> in
-                let lat = ring[i + 1] * Sphere.degreesToRadians
-                return SIMD4(sin(lat), cos(lat), lat, 0)
+            let units = stride(from: 0, to: ring.count - 1, by: 2).map { i -> SIMD4<Double> in
+                let lat = ring[i + 1] * Sphere.degreesToRadians, lon = ring[i] * Sphere.degreesToRadians
+                return SIMD4(cos(lat) * cos(lon), cos(lat) * sin(lon), sin(lat), lat)
             }
             let lat1 = center.latitude * Sphere.degreesToRadians, lon1 = center.longitude * Sphere.degreesToRadians
             var exact = -Double.infinity
             for (v, i) in stride(from: 0, to: ring.count - 1, by: 2).enumerated() {
                 exact = max(exact, Sphere.haversineTerm(
                     latitude1: lat1, longitude1: lon1, cosLatitude1: cos(lat1),
-                    latitude2: trig[v].z, longitude2: ring[i] * Sphere.degreesToRadians, cosLatitude2: trig[v].y))
+                    latitude2: units[v].w, longitude2: ring[i] * Sphere.degreesToRadians, cosLatitude2: cos(units[v].w)))
             }
             let found = ring.withUnsafeBufferPointer { all in
-                MinimumEnclosingCircle.largestHaversineTerm(from: center, exteriors: 1, trig: &trig) { _ in all }
+                MinimumEnclosingCircle.largestHaversineTerm(from: center, units: units, exteriors: 1) { _ in all }
             }
             #expect(found == exact, "seed \(seed) round \(round): \(found) against \(exact)")
+        }
+    }
+
+    /// The frame's projection against `LocalProjection`, its slow twin (a coordinate's sines
+    /// and cosines, and those of its longitude's offset from the centre): the same points to
+    /// rounding (10 nm), near the centre (the series) and far from it (`atan2`), across the
+    /// antimeridian and at the poles; and unprojecting gives the coordinate back.
+    @Test("the enclosing circle's projection frame equals LocalProjection", arguments: [5, 6] as [UInt64])
+    func projectionFrame(seed: UInt64) {
+        var rng = SplitMix64(seed: seed)
+        for round in 0..<4000 {
+            let center = rng.chance(0.1)
+                ? Coordinate(latitude: rng.chance(0.5) ? 90 : -90, longitude: 0)
+                : Coordinate(latitude: rng.double(-89.9...89.9), longitude: rng.chance(0.2) ? 180 : rng.double(-180...180))
+            let spread = [1e-5, 1e-2, 0.4, 0.55, 30][rng.int(0...4)]
+            let point = Coordinate(
+                latitude: max(-90, min(90, center.latitude + rng.double(-spread...spread))),
+                longitude: Sphere.wrapLongitude(center.longitude + rng.double(-spread...spread)))
+            func unit(_ c: Coordinate) -> SIMD4<Double> {
+                let lat = c.latitude * Sphere.degreesToRadians, lon = c.longitude * Sphere.degreesToRadians
+                return SIMD4(cos(lat) * cos(lon), cos(lat) * sin(lon), sin(lat), lat)
+            }
+            let m = unit(center)
+            let frame = MinimumEnclosingCircle.ProjectionFrame(center: SIMD3(m.x, m.y, m.z))
+            let mine = frame.project(unit(point))
+            let twin = LocalProjection(center: center).project(latitude: point.latitude, longitude: point.longitude)
+            // Within 10 nm and 1e-12 of the distance: the vectors' components are within an ulp
+            // or two of 1, which is 1e-9 m at the Earth's radius. (A series coefficient off by
+            // 2 % is 4e-12 of the distance at 0.55°.)
+            let size = (twin.x * twin.x + twin.y * twin.y).squareRoot(), tolerance = 1e-8 + 1e-12 * size
+            #expect(abs(mine.x - twin.x) <= tolerance && abs(mine.y - twin.y) <= tolerance,
+                    "seed \(seed) round \(round): \(point) about \(center): \(mine) against \(twin)")
+            let back = frame.unproject(x: mine.x, y: mine.y)
+            #expect(Sphere.distance(back, point) <= 1e-6 + 1e-12 * size,
+                    "seed \(seed) round \(round): \(point) about \(center) came back as \(back)")
         }
     }
 
