@@ -151,9 +151,11 @@ struct PolygonCheckTwinTests {
                 ring += [vertex.0, vertex.1]
             }
             ring += [ring[0], ring[1]]  // closed, as rings are
+            // The vectors as the circle makes them: near the first vertex without `sincos`.
+            let nearby = MinimumEnclosingCircle.NearbyUnits(latitude: ring[1], longitude: ring[0])
             let units = stride(from: 0, to: ring.count - 1, by: 2).map { i -> SIMD4<Double> in
-                let lat = ring[i + 1] * Sphere.degreesToRadians, lon = ring[i] * Sphere.degreesToRadians
-                return SIMD4(cos(lat) * cos(lon), cos(lat) * sin(lon), sin(lat), lat)
+                nearby.unit(latitude: ring[i + 1], longitude: ring[i])
+                    ?? MinimumEnclosingCircle.NearbyUnits.exactUnit(latitude: ring[i + 1], longitude: ring[i])
             }
             let lat1 = center.latitude * Sphere.degreesToRadians, lon1 = center.longitude * Sphere.degreesToRadians
             var exact = -Double.infinity
@@ -167,6 +169,34 @@ struct PolygonCheckTwinTests {
             }
             #expect(found == exact, "seed \(seed) round \(round): \(found) against \(exact)")
         }
+    }
+
+    /// Unit vectors from the angle-sum formulas against the C library's `sin` and `cos`: within
+    /// 8e-16 per component near the reference (both sides of zero, the poles, the
+    /// antimeridian, up to the 0.01 rad limit), and none beyond it.
+    @Test("unit vectors near a reference equal the C library's to 8e-16", arguments: [7, 8] as [UInt64])
+    func nearbyUnits(seed: UInt64) {
+        var rng = SplitMix64(seed: seed)
+        var worst = 0.0
+        for round in 0..<20_000 {
+            let latitude = rng.chance(0.1) ? rng.double(-0.3...0.3) : rng.double(-90...90)
+            let longitude = rng.chance(0.1) ? [180.0, -180, 0][rng.int(0...2)] : rng.double(-180...180)
+            let nearby = MinimumEnclosingCircle.NearbyUnits(latitude: latitude, longitude: longitude)
+            let limit = 0.01 * Sphere.radiansToDegrees
+            let spread = [1e-7, 1e-3, 0.3, 0.99 * limit, 2 * limit][rng.int(0...4)]
+            let lat = latitude + rng.double(-spread...spread), lon = longitude + rng.double(-spread...spread)
+            let near = abs(lat - latitude) * Sphere.degreesToRadians < 0.01 && abs(lon - longitude) * Sphere.degreesToRadians < 0.01
+            guard let u = nearby.unit(latitude: lat, longitude: lon) else {
+                #expect(!near, "seed \(seed) round \(round): no vector for (\(lat), \(lon)) near (\(latitude), \(longitude))")
+                continue
+            }
+            #expect(near, "seed \(seed) round \(round): a vector for (\(lat), \(lon)), beyond the limit from (\(latitude), \(longitude))")
+            let r = lat * Sphere.degreesToRadians, l = lon * Sphere.degreesToRadians
+            let error = max(abs(u.x - cos(r) * cos(l)), abs(u.y - cos(r) * sin(l)), abs(u.z - sin(r)))
+            worst = max(worst, error)
+            #expect(error <= 8e-16 && u.w == r, "seed \(seed) round \(round): (\(lat), \(lon)) near (\(latitude), \(longitude)): \(u), error \(error)")
+        }
+        #expect(worst > 0, "seed \(seed): every vector equal to the bit; the test does not look")
     }
 
     /// The frame's projection against `LocalProjection`, its slow twin (a coordinate's sines

@@ -40,9 +40,10 @@ enum MinimumEnclosingCircle {
     /// The circle around `count` exterior rings (flat `[lon, lat, …]` buffers, closed), ring k
     /// being `exterior(k)`.
     ///
-    /// Two `sincos` per vertex, for its unit vector; everything else is arithmetic on those
-    /// vectors (the first version made ten trigonometric calls per vertex, the largest cost of
-    /// loading polygons, and the second three):
+    /// No trigonometric call per vertex within 0.57° of the first (``NearbyUnits``), two
+    /// `sincos` per vertex beyond; everything else is arithmetic on the vertices' unit vectors
+    /// (the first version made ten trigonometric calls per vertex, the largest cost of loading
+    /// polygons, the second three, the third two):
     /// - the projection's centre is the vectors' mean direction, and a vertex's projected
     ///   coordinates are its vector's components along the centre's east and north, scaled by
     ///   c / sin c from its series (``ProjectionFrame``);
@@ -55,13 +56,13 @@ enum MinimumEnclosingCircle {
         scratch.units.removeAll(keepingCapacity: true)
         scratch.points.removeAll(keepingCapacity: true)
         var sx = 0.0, sy = 0.0, sz = 0.0
+        let first = exterior(0)
+        let nearby = NearbyUnits(latitude: first[1], longitude: first[0])
         for k in 0..<count {
             let ring = exterior(k)
             for i in stride(from: 0, to: ring.count - 1, by: 2) {
-                let lat = ring[i + 1] * Sphere.degreesToRadians
-                let (sinLat, cosLat) = CMath.sinCos(lat)
-                let (sinLon, cosLon) = CMath.sinCos(ring[i] * Sphere.degreesToRadians)
-                let u = SIMD4(cosLat * cosLon, cosLat * sinLon, sinLat, lat)
+                let u = nearby.unit(latitude: ring[i + 1], longitude: ring[i])
+                    ?? NearbyUnits.exactUnit(latitude: ring[i + 1], longitude: ring[i])
                 sx += u.x; sy += u.y; sz += u.z
                 scratch.units.append(u)
             }
@@ -82,19 +83,18 @@ enum MinimumEnclosingCircle {
     /// gives it. `units` holds each vertex's unit vector and latitude in radians, in the
     /// order of `exterior`'s positions.
     ///
-    /// Distance also grows with the chord between unit vectors. Each vector component is within
-    /// 7e-16 of its true value (a product of two C library results, each within an ulp), so a
-    /// squared chord c² computed from them is within 2.5e-15·c + 1.5e-30 of the true one; a
-    /// vertex whose c² is more than 1e-13·c + 1e-29 below the largest is nearer than the
-    /// farthest, and only the others get the exact term.
+    /// Distance also grows with the chord between unit vectors. Each component of a vertex's
+    /// vector is within 8e-16 of its true value (``NearbyUnits``), and the centre's within
+    /// 4e-16, so a squared chord c² computed from them is within 4.2e-15·c + 4.3e-30 of the
+    /// true one; a vertex whose c² is more than 1e-13·c + 1e-29 below the largest is nearer
+    /// than the farthest, and only the others get the exact term.
     /// - Complexity: O(v), with a trigonometric call only for the few vertices near the farthest.
     static func largestHaversineTerm(
         from center: Coordinate, units: [SIMD4<Double>], exteriors count: Int, _ exterior: (Int) -> UnsafeBufferPointer<Double>
     ) -> Double {
         let lat1 = center.latitude * Sphere.degreesToRadians, lon1 = center.longitude * Sphere.degreesToRadians
-        let (sinLat1, cosLat1) = CMath.sinCos(lat1)
-        let (sinLon1, cosLon1) = CMath.sinCos(lon1)
-        let q = SIMD4(cosLat1 * cosLon1, cosLat1 * sinLon1, sinLat1, 0)
+        var q = NearbyUnits.exactUnit(latitude: center.latitude, longitude: center.longitude)
+        q.w = 0
         @inline(__always) func chord2(_ u: SIMD4<Double>) -> Double {
             let d = u - q
             return d.x * d.x + d.y * d.y + d.z * d.z
