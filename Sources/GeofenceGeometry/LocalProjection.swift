@@ -3,8 +3,9 @@ import RealModule
 ///
 /// Distances and bearings from the centre are exact on the sphere; other distances are
 /// distorted by well under 0.1 % within 50 km of the centre. It has no seam at the
-/// antimeridian and works at the poles, which is why the minimum enclosing circle of a
-/// polygon and the distance from a fix to a polygon edge are both computed in it.
+/// antimeridian and works at the poles, which is why the distance from a fix to a polygon
+/// edge is computed in it (the minimum enclosing circle uses the same projection, worked from
+/// unit vectors: `MinimumEnclosingCircle.ProjectionFrame`).
 @_spi(Engine) public struct LocalProjection: Sendable {
     package let center: Coordinate
     @usableFromInline let lat0: Double
@@ -44,38 +45,14 @@ import RealModule
     package func longitudeOffset(_ longitude: Double) -> Double { longitude * Sphere.degreesToRadians - lon0 }
 
     /// ``project(sinLatitude:cosLatitude:longitude:)`` with the sine and cosine of the
-    /// longitude offset (``longitudeOffset(_:)``) at hand too: a caller with a `sincos` saves
-    /// a call per point (the same values, so the same projection to the bit).
+    /// longitude offset (``longitudeOffset(_:)``) at hand too: the projection's arithmetic,
+    /// after its trigonometry.
     @inlinable
     package func project(
         sinLatitude sinLat: Double, cosLatitude cosLat: Double, sinLongitudeOffset sinDLon: Double, cosLongitudeOffset cosDLon: Double
     ) -> (x: Double, y: Double) {
         let cosC = cosineOfDistance(sinLatitude: sinLat, cosLatitude: cosLat, cosLongitudeOffset: cosDLon)
         return point(scale: Self.scale(cosC), sinLatitude: sinLat, cosLatitude: cosLat, sinLongitudeOffset: sinDLon, cosLongitudeOffset: cosDLon)
-    }
-
-    /// ``project(sinLatitude:cosLatitude:sinLongitudeOffset:cosLongitudeOffset:)`` with the
-    /// scale `k = c / sin c` taken from its series where the point lies within 0.01 rad (64 km)
-    /// of the centre, instead of from `acos` and `sin`: with u = 1 − cos c,
-    /// c² = 2u + u²/3 + 4u³/45 + u⁴/35 and k = 1 + c²/6 + 7c⁴/360 + 31c⁶/15120 (the terms left
-    /// out are below 1e-19 of k). k then differs from the libm form by an ulp or two at most;
-    /// both are as exact as the rounded `cos c` they start from. The minimum enclosing circle
-    /// projects every vertex, and these two calls were a tenth of its cost.
-    /// - Complexity: O(1).
-    @inlinable
-    package func projectNearCenter(
-        sinLatitude sinLat: Double, cosLatitude cosLat: Double, sinLongitudeOffset sinDLon: Double, cosLongitudeOffset cosDLon: Double
-    ) -> (x: Double, y: Double) {
-        let cosC = cosineOfDistance(sinLatitude: sinLat, cosLatitude: cosLat, cosLongitudeOffset: cosDLon)
-        let u = 1 - cosC
-        let k: Double
-        if u < 5e-5 {
-            let c2 = u * (2 + u * (1.0 / 3 + u * (4.0 / 45 + u * (1.0 / 35))))
-            k = 1 + c2 * (1.0 / 6 + c2 * (7.0 / 360 + c2 * (31.0 / 15120)))
-        } else {
-            k = Self.scale(cosC)
-        }
-        return point(scale: k, sinLatitude: sinLat, cosLatitude: cosLat, sinLongitudeOffset: sinDLon, cosLongitudeOffset: cosDLon)
     }
 
     /// cos c for the point's angular distance c from the centre (clamped to [−1, 1]).

@@ -27,27 +27,8 @@ import RealModule
         return sdp * sdp + cos1 * cos2 * sdl * sdl
     }
 
-    /// The haversine term estimated without `sin`, within 1e-15 of it (relative), for points
-    /// whose half-angle differences are below 0.01 rad (about 60 km); nil for others.
-    ///
-    /// The sines come from their series to the fifth power, whose truncation and rounding stay
-    /// far below that bound. A caller that needs the exact term decides with the estimate when
-    /// it is more than 1e-12 (relative) from what it compares with, and computes the term only
-    /// when it is not.
-    /// - Complexity: O(1), no calls.
-    @inlinable @inline(__always)
-    package static func haversineTermEstimate(
-        latitude1 lat1: Double, longitude1 lon1: Double, cosLatitude1 cos1: Double,
-        latitude2 lat2: Double, longitude2 lon2: Double, cosLatitude2 cos2: Double
-    ) -> Double? {
-        let x = 0.5 * (lat1 - lat2), y = 0.5 * (lon1 - lon2)
-        guard abs(x) < 0.01 && abs(y) < 0.01 else { return nil }
-        let sx = smallSine(x), sy = smallSine(y)
-        return sx * sx + cos1 * cos2 * sy * sy
-    }
-
     /// `sin x` for |x| < 0.01 from its series to the fifth power, `x − x³/6 + x⁵/120`:
-    /// truncation and rounding below 1e-15 of it (relative). The haversine estimates' sines.
+    /// truncation and rounding below 1e-15 of it (relative). The cap test's sines.
     /// - Complexity: O(1), no calls.
     @inlinable @inline(__always)
     package static func smallSine(_ x: Double) -> Double {

@@ -32,31 +32,6 @@ struct SphereTests {
         }
     }
 
-    /// The estimate's slow, obvious twin is the two-`sin` term itself: within 1e-15 of it
-    /// (relative) wherever both half-angle differences are below 0.01 rad, and nil beyond.
-    @Test("haversineTermEstimate is within 1e-15 of the sin term, nil beyond its reach")
-    func estimateMatchesSin() {
-        let toRadians = Double.pi / 180
-        for seed in testSeeds(20) {
-            var rng = SplitMix64(seed: seed)
-            for _ in 0..<2_000 {
-                let a = Coordinate(latitude: rng.double(-89...89), longitude: rng.double(-180...180))
-                let b = Sphere.destination(
-                    from: a, distance: rng.double(0...(rng.chance(0.2) ? 200_000 : 2_000)), bearing: rng.double(0...(2 * .pi)))
-                let (lat1, lon1, lat2, lon2) = (a.latitude * toRadians, a.longitude * toRadians, b.latitude * toRadians, b.longitude * toRadians)
-                let (cos1, cos2) = (cos(lat1), cos(lat2))
-                let term = Sphere.haversineTerm(latitude1: lat1, longitude1: lon1, cosLatitude1: cos1, latitude2: lat2, longitude2: lon2, cosLatitude2: cos2)
-                let estimate = Sphere.haversineTermEstimate(
-                    latitude1: lat1, longitude1: lon1, cosLatitude1: cos1, latitude2: lat2, longitude2: lon2, cosLatitude2: cos2)
-                let inReach = abs(0.5 * (lat1 - lat2)) < 0.01 && abs(0.5 * (lon1 - lon2)) < 0.01
-                #expect((estimate != nil) == inReach, "seed \(seed): \(a) \(b)")
-                if let estimate {
-                    #expect(abs(estimate - term) <= 1e-15 * term + 1e-300, "seed \(seed): \(a) \(b) estimate \(estimate) term \(term)")
-                }
-            }
-        }
-    }
-
     @Test("destination travels the asked distance")
     func destinationDistance() {
         for seed in testSeeds(10) {

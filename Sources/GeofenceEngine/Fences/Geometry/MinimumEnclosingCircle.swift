@@ -93,9 +93,8 @@ enum MinimumEnclosingCircle {
         from center: Coordinate, units: [SIMD4<Double>], exteriors count: Int, _ exterior: (Int) -> UnsafeBufferPointer<Double>
     ) -> Double {
         let lat1 = center.latitude * Sphere.degreesToRadians, lon1 = center.longitude * Sphere.degreesToRadians
-        var q = NearbyUnits.exactUnit(latitude: center.latitude, longitude: center.longitude)
-        q.w = 0
-        @inline(__always) func chord2(_ u: SIMD4<Double>) -> Double {
+        let q = NearbyUnits.exactUnit(latitude: center.latitude, longitude: center.longitude)
+        @inline(__always) func chord2(_ u: SIMD4<Double>) -> Double {  // x, y and z only
             let d = u - q
             return d.x * d.x + d.y * d.y + d.z * d.z
         }
