@@ -7,7 +7,8 @@
 # `geofence evaluate --threads 2` to a file (and to /dev/null, for the engine's own cost),
 # and the whole Spark job (spark-submit of geofence_spark.py, NDJSON written by the
 # engines), each under /usr/bin/time, with the load average before each run. After each Spark run: the driver's phases, each partition's engine
-# phases, and the stage breakdown from the event log (stage_report.py). Set SPARK_OPTS for
+# phases, and the stage breakdown from the event log (stage_report.py); then Spark's floor, a
+# job that does nothing (floor_job.py: a session and one 1,000-row shuffle). Set SPARK_OPTS for
 # extra spark-submit options (e.g. a class data sharing archive for the driver JVM:
 # --driver-java-options -XX:SharedArchiveFile=...). Needs .spark-venv (make spark-test).
 set -euo pipefail
@@ -58,5 +59,11 @@ for p in s["byPartition"]:
           f"rows received and spooled in {p['feedSeconds']} s (Python busy {p['spoolSeconds']} s); {p['runs']} map-task runs")
 EOF
   "$PYSPARK_PYTHON" integrations/spark/stage_report.py "$WORK"/events/*
+  # Spark's floor in the same minutes: a job that does nothing (floor_job.py).
+  /usr/bin/time -o "$WORK/time" -f "spark floor (local[2], a session and one 1,000-row shuffle): %e s wall, %U s user, %S s sys" \
+    spark-submit --master 'local[2]' --driver-memory 2g --conf spark.ui.enabled=false ${SPARK_OPTS:-} \
+      integrations/spark/floor_job.py 2> "$WORK/floor.log" || { tail -20 "$WORK/floor.log"; exit 1; }
+  cat "$WORK/time"
+  grep '^floor job phases' "$WORK/floor.log" || true
 done
 echo "load $(cut -d' ' -f1-3 /proc/loadavg)"
