@@ -164,6 +164,38 @@ struct FixParsingTests {
         }
     }
 
+    /// The word-at-a-time field end against a byte loop, on seeded random bytes where stops,
+    /// their neighbours (0x2B, 0x2D, 0x0B, 0x0C, 0x0E), their high-bit twins (0xAC, 0x8A,
+    /// 0x8D), zero and one are common, at every start and limit, so words straddle the limit.
+    @Test("a plain field's end, eight bytes a step, agrees with a byte loop")
+    func plainFieldEndMatchesByteLoop() {
+        let alphabet: [UInt8] = [0x2C, 0x0A, 0x0D, 0x2B, 0x2D, 0x0B, 0x0C, 0x0E, 0xAC, 0x8A, 0x8D, 0x00, 0x01, 0x80, 0xFF, 0x61, 0x30]
+        for seed in testSeeds(5) {
+            var rng = SplitMix64(seed: seed)
+            var stops = 0
+            for _ in 0..<400 {
+                let count = rng.int(0...40)
+                // Runs of plain bytes between rare alphabet bytes, so fields are of every length.
+                let bytes: [UInt8] = (0..<count).map { _ in
+                    rng.chance(0.25) ? alphabet[rng.int(0...(alphabet.count - 1))] : UInt8(rng.int(0x41...0x7A))
+                }
+                bytes.withUnsafeBufferPointer { b in
+                    let p = b.baseAddress ?? UnsafePointer(bitPattern: 1)!
+                    for start in 0...count {
+                        for limit in start...count {
+                            var expected = start
+                            while expected < limit && ![0x2C, 0x0A, 0x0D].contains(b[expected]) { expected += 1 }
+                            let got = FixCSVRow.plainFieldEnd(p, start, limit: limit)
+                            if expected < limit { stops += 1 }
+                            #expect(got == expected, "seed \(seed): bytes \(bytes) from \(start) to \(limit): \(got), expected \(expected)")
+                        }
+                    }
+                }
+            }
+            #expect(stops > 10_000, "seed \(seed)")
+        }
+    }
+
     func parseRow(_ line: String, header: String = "device_id,timestamp,lat,lon,accuracy,level") throws -> Result<FixCSVRow, FixCSVRow.Failure> {
         let h = try Array(header.utf8).withUnsafeBytes { try FixCSVHeader(line: $0) }
         var row = FixCSVRow()

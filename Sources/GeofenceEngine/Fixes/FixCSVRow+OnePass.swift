@@ -33,7 +33,7 @@ extension FixCSVRow {
                 switch roles[field] {
                 case FixCSVHeader.FieldRole.deviceID:
                     let s = i
-                    while i < limit && !isStop(p[i]) { i &+= 1 }
+                    i = Self.plainFieldEnd(p, i, limit: limit)
                     guard i > s else { return nil }
                     deviceStart = s
                     deviceEnd = i
@@ -86,7 +86,7 @@ extension FixCSVRow {
                         i = j
                     }
                 default:
-                    while i < limit && !isStop(p[i]) { i &+= 1 }
+                    i = Self.plainFieldEnd(p, i, limit: limit)
                 }
                 field &+= 1
                 if i == limit { return field == fieldCount ? limit : nil }
@@ -104,5 +104,32 @@ extension FixCSVRow {
         }
         guard let lineEnd, sawTimestamp && sawLatitude && sawLongitude else { return nil }
         return lineEnd
+    }
+
+    /// The index of the first comma, line break or carriage return in `p[start ..< limit]`,
+    /// or `limit`: where a plain field ends.
+    ///
+    /// Eight bytes a step while a whole word can be read: each of the three bytes is found
+    /// by the zero-byte test on the word XOR its pattern, whose lowest flagged byte is exact
+    /// (a borrow can flag only bytes above a true match), so the lowest flag of the three
+    /// is the first stop. A byte loop took a tenth of the row parser on 7-byte ids.
+    /// - Complexity: O(field length), no allocation.
+    @inlinable @inline(__always)
+    static func plainFieldEnd(_ p: UnsafePointer<UInt8>, _ start: Int, limit: Int) -> Int {
+        var i = start
+        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+        while i &+ 8 <= limit {
+            let word = UnsafeRawPointer(p + i).loadUnaligned(as: UInt64.self)
+            let c = word ^ (ones &* 0x2C), n = word ^ (ones &* 0x0A), r = word ^ (ones &* 0x0D)
+            let flags = (((c &- ones) & ~c) | ((n &- ones) & ~n) | ((r &- ones) & ~r)) & highs
+            if flags != 0 { return i &+ flags.trailingZeroBitCount >> 3 }
+            i &+= 8
+        }
+        while i < limit {
+            let b = p[i]
+            if b == 0x2C || b == 0x0A || b == 0x0D { return i }
+            i &+= 1
+        }
+        return limit
     }
 }
