@@ -120,8 +120,8 @@ package enum FenceValidator {
                 let name = "polygon \(p) ring \(r)"
                 if ring.count < 4 { return "\(name) has \(ring.count) positions; a ring needs at least 4" }
                 if ring[0] != ring[ring.count - 1] { return "\(name) is not closed" }
-                for i in 0..<ring.count {
-                    if let reason = ring[i].invalidReason { return "\(name) position \(i): \(reason)" }
+                for i in 0..<ring.count where !ring[i].isValid {
+                    return "\(name) position \(i): \(ring[i].invalidReason ?? "")"
                 }
             }
         }

@@ -169,8 +169,9 @@ struct GeoJSONShapeReader {
             return nil
         }
         let c = Coordinate(latitude: latitude, longitude: longitude)
-        if let reason = c.invalidReason {
-            report("\(what()): \(reason)")
+        // The plain test first: the reason is a string, made only for a bad position.
+        if !c.isValid {
+            report("\(what()): \(c.invalidReason ?? "")")
             return nil
         }
         return c
