@@ -52,7 +52,10 @@ struct LoadBenchCommand: ParsableCommand {
         report.context = [("date", ISO8601DateFormatter().string(from: Date())), ("load1", RTreeBench.fixed(Measure.loadAverage(), 2))]
         for n in fences {
             report.records += try bench.measure(fences: n)
-            print(report.records.suffix(4).map { "load \($0.method) F=\($0.fences): \(RTreeBench.fixed($0.seconds, 3)) s, \(Int($0.peakRSSMiB)) MiB \($0.ratios.map { "×\(RTreeBench.fixed($0.1, 1)) vs python" }.joined())" }.joined(separator: "\n"))
+            print(report.records.suffix(4).map { record in
+                let state = record.method == "compiled" ? " (\(record.note.components(separatedBy: "; ").last ?? ""))" : ""
+                return "load \(record.method) F=\(record.fences): \(RTreeBench.fixed(record.seconds, 3)) s, \(Int(record.peakRSSMiB)) MiB \(record.ratios.map { "×\(RTreeBench.fixed($0.1, 1)) vs python" }.joined())" + state
+            }.joined(separator: "\n"))
             Platform.flushStandardStreams()
         }
         report.context.append(("load1 at end", RTreeBench.fixed(Measure.loadAverage(), 2)))
