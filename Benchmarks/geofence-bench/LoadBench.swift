@@ -35,12 +35,12 @@ struct LoadBench {
             let world = try WorldCommand.parse(["--fences", source, "--tiles", "\(tiles)", "--output", tiles > 1 ? collection : "\(work)/.unused.geojson", "--seq", sequence])
             try world.run()
         }
-        // The engine is an input too: a rebuilt one may lay the file out differently, and a
-        // file from an older build would measure that build's layout.
         // A compiled file opens at the speed its page cache allows: one written just now is
         // cached as its writer wrote it (small folios here), one read back in large folios
         // (README, "A compiled file opens at the speed its page cache allows"). Say which.
         var state = "compiled earlier: cached as it was last read or written"
+        // The engine is an input too: a rebuilt one may lay the file out differently, and a
+        // file from an older build would measure that build's layout.
         if Self.isStale(compiled, madeFrom: [collection, EvaluateRunner.executable]) {
             _ = try Self.run([EvaluateRunner.executable, "compile", "--fences", collection, "--output", compiled])
             state = "compiled just now: cached as written"
