@@ -12,7 +12,10 @@ struct LoadBenchCommand: ParsableCommand {
             FeatureCollection, the same features as GeoJSONSeq, and the compiled file (the last \
             two, and the 1M world — the peers' 100k tiled 10 times, 0.6° apart, unique ids — are \
             made in --work when missing), interleaved with `python3 -c 'json.load(open(F))'` of \
-            the FeatureCollection. Reports median wall time, peak RSS and the ratio to Python. \
+            the FeatureCollection. The compiled file is opened twice per round: checked in full \
+            (no records), and as commands open it once it was checked (records in --work: \
+            checksums skipped while it is unchanged). Reports median wall time, peak RSS and the \
+            ratio to Python. \
             With file arguments instead: loads them in this process, --repeats times each.
             """)
 
@@ -52,8 +55,8 @@ struct LoadBenchCommand: ParsableCommand {
         report.context = [("date", ISO8601DateFormatter().string(from: Date())), ("load1", RTreeBench.fixed(Measure.loadAverage(), 2))]
         for n in fences {
             report.records += try bench.measure(fences: n)
-            print(report.records.suffix(4).map { record in
-                let state = record.method == "compiled" ? " (\(record.note.components(separatedBy: "; ").last ?? ""))" : ""
+            print(report.records.suffix(5).map { record in
+                let state = record.method.hasPrefix("compiled") ? " (\(record.note.components(separatedBy: "; ").suffix(2).joined(separator: "; ")))" : ""
                 return "load \(record.method) F=\(record.fences): \(RTreeBench.fixed(record.seconds, 3)) s, \(Int(record.peakRSSMiB)) MiB \(record.ratios.map { "×\(RTreeBench.fixed($0.1, 1)) vs python" }.joined())" + state
             }.joined(separator: "\n"))
             Platform.flushStandardStreams()

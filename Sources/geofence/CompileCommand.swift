@@ -14,6 +14,13 @@ struct CompileCommand: ParsableCommand {
             --fences accepts it in place of the GeoJSON; opening it maps the file and checks it, \
             with no parsing. The file appears complete or not at all. Exit status 2 for bad or \
             invalid input (each invalid feature is listed), or an output that cannot be written.
+
+            Commands check a compiled file's checksums (every byte) the first time and again \
+            whenever the file changes: a file that passed, or that compile wrote, is recorded \
+            in verified-fence-files under $GEOFENCE_CACHE_DIR (else $XDG_CACHE_HOME/geofence, \
+            else ~/.cache/geofence) with its device, inode, size, modification and change \
+            times; while those match, only its structure is checked. GEOFENCE_CACHE_DIR= \
+            (empty) checks every checksum every time; `geofence validate` always does.
             """
     )
 
@@ -30,7 +37,9 @@ struct CompileCommand: ParsableCommand {
         try OutputFiles.refuseOverlap(outputs: [("--output", output)], inputs: [("--fences", fences)])
         let start = Platform.monotonicSeconds()
         let fenceSet = try FenceLoading.load(path: fences, repair: repair)
-        let size = try CLIError.reporting { try fenceSet.write(to: output) }
+        // Recorded as verified: its digests were computed from the bytes written.
+        let records = FenceFileRecords.commandLineFolder()
+        let size = try CLIError.reporting { try records.map { try fenceSet.write(to: output, records: $0) } ?? fenceSet.write(to: output) }
         let seconds = Platform.monotonicSeconds() - start
         var line = "\(fences): \(fenceSet.count) fence(s)"
         if fenceSet.repairedCount > 0 { line += ", \(fenceSet.repairedCount) repaired by MakeValid" }

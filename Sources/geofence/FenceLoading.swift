@@ -5,11 +5,13 @@ import GeofenceGEOS
 enum FenceLoading {
     /// Loads a fence file; invalid features end the command with status 2 after listing them.
     ///
-    /// Through ``FenceSet/load(path:repair:)``: the features are validated once, and what
-    /// loading freed goes back to the system before the command's own work.
+    /// Through ``FenceSet/load(path:repair:verification:)``: the features are validated once,
+    /// and what loading freed goes back to the system before the command's own work. A
+    /// compiled file is checked in full the first time and whenever it changed
+    /// (``verification``).
     static func load(path: String, repair: Bool) throws(CLIError) -> FenceSet {
         do {
-            return try FenceSet.load(path: path, repair: repair)
+            return try FenceSet.load(path: path, repair: repair, verification: verification)
         } catch let error as FenceValidationError {
             for problem in error.problems { FileHandleText.standardError("\(path): \(problem)\n") }
             let hint = repair ? "" : " (run `geofence validate --fences \(path)`, or add --repair for invalid polygons)"
@@ -19,6 +21,13 @@ enum FenceLoading {
         } catch {
             throw CLIError("\(path): \(error)")
         }
+    }
+
+    /// How the commands open compiled fence files: every checksum on the first open and
+    /// whenever the file changed, recorded in ``FenceFileRecords/commandLineFolder()``; every
+    /// checksum every time when no records folder can be named (`GEOFENCE_CACHE_DIR=`).
+    static var verification: FenceFileVerification {
+        FenceFileRecords.commandLineFolder().map { .onceUntilChanged(records: $0) } ?? .full
     }
 
     /// Reads and checks a fence file, keeping every problem.

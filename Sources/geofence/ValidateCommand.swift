@@ -9,7 +9,9 @@ struct ValidateCommand: ParsableCommand {
         discussion: """
             Prints `feature <index> (<id>): <reason>` for each problem (index 0-based in the \
             FeatureCollection), then a summary line. Exit status 0 when no problem remains, \
-            1 when one does, 2 when the file cannot be read as a FeatureCollection.
+            1 when one does, 2 when the file cannot be read as a FeatureCollection. A compiled \
+            fence file has every checksum and its structure checked, whatever the records of \
+            verified files say, and is recorded there afterwards (see `geofence compile --help`).
             """
     )
 
@@ -31,7 +33,11 @@ struct ValidateCommand: ParsableCommand {
         if FenceSet.isCompiled(path: fences) {
             // Validated when it was compiled: check its integrity.
             if repair { throw CLIError("\(fences): a compiled fence file holds validated fences; --repair applies to GeoJSON") }
-            let set = try FenceLoading.load(path: fences, repair: false)
+            // Every checksum, whatever the records say; recorded after, so commands skip them
+            // until the file changes.
+            let set = try CLIError.reporting {
+                try FenceSet.openReporting(path: fences, verification: .full, recordIn: FenceFileRecords.commandLineFolder()).set
+            }
             FileHandleText.standardOutput("\(fences): compiled fence file, \(set.count) fence(s), checksums and structure verified\n")
             return
         }

@@ -1,4 +1,5 @@
 import Foundation
+import GeofenceEngine
 import Testing
 
 @Suite("geofence compile")
@@ -48,5 +49,42 @@ struct CompileCLITests {
         try bytes.prefix(1000).write(to: URL(fileURLWithPath: compiled))
         let short = try CLIRunner.run(["contains", "--fences", compiled, "--fixes", fixes])
         #expect(short.status == 2 && short.stderr.contains("\(compiled): truncated"), "\(short.stderr)")
+    }
+
+    @Test("commands check a compiled file in full once: compile and validate record it, a change in place is checked again")
+    func verifiedRecords() throws {
+        let dir = try CLIRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let geojson = try EvaluateCLITests().write(EvaluateCLITests.fences, "f.geojson", in: dir)
+        let compiled = dir.appendingPathComponent("f.fences").path
+        let records = dir.appendingPathComponent("cache/geofence").path
+        let recordsFile = records + "/verified-fence-files"
+        func lines() -> [String] {
+            ((try? String(contentsOfFile: recordsFile, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
+        }
+        let fixes = try EvaluateCLITests().write("device_id,timestamp,lat,lon\nb,0,40.75,-73.98\n", "x.csv", in: dir)
+        // With GEOFENCE_CACHE_DIR empty (the tests' default) nothing is recorded anywhere.
+        #expect(try CLIRunner.run(["compile", "--fences", geojson, "--output", compiled]).status == 0)
+        #expect(try CLIRunner.run(["evaluate", "--fences", compiled, "--fixes", fixes]).status == 0)
+        #expect(!FileManager.default.fileExists(atPath: records))
+        // validate checks in full and records; so does compile, for the file it wrote.
+        let cache = ["GEOFENCE_CACHE_DIR": records]
+        let checked = try CLIRunner.run(["validate", "--fences", compiled], environment: cache)
+        #expect(checked.status == 0 && lines().count == 2, "\(checked.stderr) \(lines())")
+        #expect(try CLIRunner.run(["compile", "--fences", geojson, "--output", compiled], environment: cache).status == 0)
+        #expect(lines().count == 3 && lines().first == "geofence verified fence files, format 1", "\(lines())")
+        let recorded = try CLIRunner.run(["evaluate", "--fences", compiled, "--fixes", fixes], environment: cache)
+        #expect(recorded.status == 0 && lines().count == 3, "\(recorded.stderr)")
+        // One bit flipped in place, the modification time set back: checked in full, refused.
+        let status = try #require(Platform.status(atPath: compiled))
+        let handle = try #require(FileHandle(forUpdatingAtPath: compiled))
+        try handle.seek(toOffset: UInt64(status.size - 70))
+        let byte = try #require(try handle.read(upToCount: 1)?.first)
+        try handle.seek(toOffset: UInt64(status.size - 70))
+        try handle.write(contentsOf: [byte ^ 0x10])
+        try handle.close()
+        #expect(Platform.setModified(compiled, nanoseconds: status.modified))
+        let damaged = try CLIRunner.run(["evaluate", "--fences", compiled, "--fixes", fixes], environment: cache)
+        #expect(damaged.status == 2 && damaged.stderr.contains("\(compiled): damaged"), "\(damaged.stderr)")
     }
 }

@@ -158,6 +158,7 @@ struct OutputSafetyCLITests {
                 let process = Process()
                 process.executableURL = CLIRunner.executable
                 process.arguments = arguments
+                process.environment = CLIRunner.environment()
                 process.standardOutput = FileHandle.nullDevice
                 process.standardError = FileHandle.nullDevice
                 try process.run()

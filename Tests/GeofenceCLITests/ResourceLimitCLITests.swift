@@ -36,6 +36,7 @@ struct ResourceLimitCLITests {
             let process = Process()
             process.executableURL = URL(fileURLWithPath: command[0])
             process.arguments = Array(command.dropFirst())
+            process.environment = CLIRunner.environment()
             let errURL = dir.appendingPathComponent("stderr")
             _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
             let err = try FileHandle(forWritingTo: errURL)

@@ -6,7 +6,24 @@ extension FenceSet {
     /// - Throws: ``FileReadError`` naming the path when it cannot be written.
     @discardableResult
     public func write(to path: String) throws(FileReadError) -> Int {
-        try FenceFileWriter.write(self, to: path)
+        try FenceFileWriter.write(self, to: path).size
+    }
+
+    /// Writes the set as a compiled fence file, atomically, and records it in the folder
+    /// `records` as verified (its digests were computed from these very bytes), so that
+    /// ``open(path:verification:)`` with ``FenceFileVerification/onceUntilChanged(records:)``
+    /// skips the checksums until the file changes. The record is best effort (see
+    /// ``FenceFileVerification/onceUntilChanged(records:)``).
+    ///
+    /// - Returns: the file's size in bytes.
+    /// - Throws: ``FileReadError`` naming the path when it cannot be written.
+    @discardableResult
+    public func write(to path: String, records: String) throws(FileReadError) -> Int {
+        let written = try FenceFileWriter.write(self, to: path)
+        if let status = Platform.status(atPath: path), status.size == written.size {
+            FenceFileRecords(folder: records).add(.init(status: status, contentHash: written.contentHash), file: path)
+        }
+        return written.size
     }
 
     /// Opens a compiled fence file: the set's arrays are read-only views of the mapped file, so
@@ -20,20 +37,30 @@ extension FenceSet {
     ///   inconsistent.
     /// - Complexity: O(size / cores) for the checks.
     public static func open(path: String, verification: FenceFileVerification = .full) throws(FenceFileError) -> FenceSet {
+        try openReporting(path: path, verification: verification).set
+    }
+
+    /// ``open(path:verification:)`` that also says whether the checksums were checked (false
+    /// for `.structure`, or a file its records know unchanged); `recordIn` adds the file to
+    /// a records folder after a full check, whatever `verification` is (`geofence validate`).
+    package static func openReporting(
+        path: String, verification: FenceFileVerification, recordIn: String? = nil
+    ) throws(FenceFileError) -> (set: FenceSet, checkedDigests: Bool) {
         let file: MappedFile
         do {
             file = try MappedFile(path: path)
         } catch {
             throw FenceFileError(path: path, reason: error.reason)
         }
-        return try FenceFileReader.read(file.bytes, keeper: file, name: path, verification: verification)
+        return try FenceFileReader.read(
+            file.bytes, keeper: file, name: path, verification: verification, identity: file.status, recordIn: recordIn)
     }
 
     /// A compiled fence file's set from bytes in memory (copied first): the entry point for
     /// tests and fuzzing of the reader. `name` stands for the file in messages.
     package static func open(bytes: UnsafeRawBufferPointer, name: String = "<bytes>") throws(FenceFileError) -> FenceSet {
         let copy = OwnedBytes(copying: bytes)
-        return try FenceFileReader.read(copy.bytes, keeper: copy, name: name)
+        return try FenceFileReader.read(copy.bytes, keeper: copy, name: name).set
     }
 
     /// True when the file at `path` starts as a compiled fence file does (else it is taken

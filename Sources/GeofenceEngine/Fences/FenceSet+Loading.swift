@@ -84,12 +84,14 @@ extension FenceSet {
     /// Loads a fence file into a set: a compiled fence file (recognised by its first bytes)
     /// is opened (``open(path:)``), anything else read as GeoJSON; any problem fails the load.
     ///
-    /// - Parameter repair: for GeoJSON, fix invalid polygons with GEOS MakeValid (a compiled
-    ///   file holds fences validated when it was written).
+    /// - Parameters:
+    ///   - repair: for GeoJSON, fix invalid polygons with GEOS MakeValid (a compiled file holds
+    ///     fences validated when it was written).
+    ///   - verification: for a compiled file, what opening it checks.
     /// - Throws: ``FenceFileError`` for an unreadable or damaged file, ``FenceValidationError``
     ///   listing every bad feature, ``GEOSError`` when GEOS fails.
-    public static func load(path: String, repair: Bool = false) throws -> FenceSet {
-        if isCompiled(path: path) { return try open(path: path) }
+    public static func load(path: String, repair: Bool = false, verification: FenceFileVerification = .full) throws -> FenceSet {
+        if isCompiled(path: path) { return try open(path: path, verification: verification) }
         var report = try inspect(path: path, repair: repair)
         if !report.problems.isEmpty { throw FenceValidationError(problems: report.problems) }
         let set = FenceSet(report: &report)

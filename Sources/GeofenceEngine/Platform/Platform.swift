@@ -40,6 +40,10 @@ package enum Platform {
         /// Device and inode: the file's identity (two paths to one file compare equal).
         package var device: UInt64
         package var inode: UInt64
+        /// Last modification and last status change (`st_mtim`, `st_ctim`), in nanoseconds
+        /// since 1970. Any write to the file sets the change time, which no call can set back.
+        package var modified: Int64
+        package var changed: Int64
     }
 
     /// Opens `path` read-only; -1 on failure (see ``errorText(_:)``).
@@ -164,6 +168,32 @@ package enum Platform {
         guard fd >= 0 else { return }
         _ = fsync(fd)
         close(fd)
+    }
+
+    /// Sets a file's modification time, to the nanosecond (`utimensat`; its access time is
+    /// left as it is); false on error. The change time becomes now, as for any change.
+    @discardableResult
+    package static func setModified(_ path: String, nanoseconds: Int64) -> Bool {
+        #if canImport(Glibc)
+        let omit = (1 << 30) - 2  // UTIME_OMIT (a macro Swift does not import)
+        #else
+        let omit = -2
+        #endif
+        var times = [
+            timespec(tv_sec: 0, tv_nsec: omit),
+            timespec(tv_sec: Int(nanoseconds / 1_000_000_000), tv_nsec: Int(nanoseconds % 1_000_000_000)),
+        ]
+        return utimensat(AT_FDCWD, path, &times, 0) == 0
+    }
+
+    /// Creates `path` and any missing folders above it (mode 0700: they may hold a user's
+    /// records); true when it exists as a folder afterwards.
+    package static func makeFolders(_ path: String) -> Bool {
+        if status(atPath: path)?.kind == .directory { return true }
+        if let slash = path.lastIndex(of: "/"), slash != path.startIndex {
+            guard makeFolders(String(path[..<slash])) else { return false }
+        }
+        return mkdir(path, 0o700) == 0 || status(atPath: path)?.kind == .directory
     }
 
     /// True when the descriptor is a terminal.
@@ -343,6 +373,13 @@ package enum Platform {
         return Double(ts.tv_sec) + Double(ts.tv_nsec) * 1e-9
     }
 
+    /// Nanoseconds since 1970 on the real-time clock: the clock file times are stamped from.
+    package static func wallClockNanoseconds() -> Int64 {
+        var ts = timespec()
+        clock_gettime(CLOCK_REALTIME, &ts)
+        return Int64(ts.tv_sec) &* 1_000_000_000 &+ Int64(ts.tv_nsec)
+    }
+
     /// Sleeps for `seconds` (`nanosleep`; an interrupted sleep just ends early).
     package static func sleep(seconds: Double) {
         var time = timespec(tv_sec: Int(seconds), tv_nsec: Int((seconds - seconds.rounded(.down)) * 1e9))
@@ -489,6 +526,12 @@ package enum Platform {
     /// The value of environment variable `name`, or nil when it is not set.
     package static func environment(_ name: String) -> String? { getenv(name).map { String(cString: $0) } }
 
+    /// Sets environment variable `name` for this process and the processes it starts from
+    /// now on (nil: unsets it). Not thread-safe: for tools, before threads start.
+    package static func setEnvironment(_ name: String, _ value: String?) {
+        if let value { setenv(name, value, 1) } else { unsetenv(name) }
+    }
+
     /// Writes `text` to standard error at once (unbuffered, whole).
     package static func writeStandardError(_ text: String) { write(text, to: 2) }
 
@@ -538,5 +581,13 @@ extension Platform.FileStatus {
         size = Int(st.st_size)
         device = UInt64(truncatingIfNeeded: st.st_dev)
         inode = UInt64(truncatingIfNeeded: st.st_ino)
+        func nanoseconds(_ t: timespec) -> Int64 { Int64(t.tv_sec) &* 1_000_000_000 &+ Int64(t.tv_nsec) }
+        #if canImport(Glibc)
+        modified = nanoseconds(st.st_mtim)
+        changed = nanoseconds(st.st_ctim)
+        #else
+        modified = nanoseconds(st.st_mtimespec)
+        changed = nanoseconds(st.st_ctimespec)
+        #endif
     }
 }

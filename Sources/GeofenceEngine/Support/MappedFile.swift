@@ -8,6 +8,8 @@ package final class MappedFile: @unchecked Sendable {
     /// The file's bytes (empty for an empty file).
     package let bytes: UnsafeRawBufferPointer
     package let path: String
+    /// What `fstat` said of the file when it was mapped (its identity and times).
+    package let status: Platform.FileStatus
 
     /// Maps `path`.
     /// - Throws: ``FileReadError`` naming the file: missing, unreadable, a directory, not a
@@ -25,6 +27,7 @@ package final class MappedFile: @unchecked Sendable {
         case .other: throw FileReadError(path: path, reason: "is not a regular file (a pipe or device cannot be mapped)")
         case .regular: break
         }
+        self.status = status
         if status.size == 0 {
             bytes = UnsafeRawBufferPointer(start: nil, count: 0)
             return

@@ -12,14 +12,22 @@ enum FenceFileReader {
 
     /// The set in `bytes`, whose memory `keeper` keeps alive (a ``MappedFile``, or a copy).
     ///
-    /// - Parameter name: the file's path, for messages.
+    /// - Parameters:
+    ///   - name: the file's path, for messages.
+    ///   - identity: what `fstat` said of the file the bytes are mapped from (nil for bytes
+    ///     in memory): with `.onceUntilChanged` it is looked up in, and after a full check
+    ///     added to, the records.
+    ///   - recordIn: a records folder to add the file to after a full check, whatever
+    ///     `verification` says (`geofence validate`).
+    /// - Returns: the set, and whether the sections' digests were checked.
     /// - Throws: ``FenceFileError`` naming the file and what is wrong: too short, not a compiled
     ///   file, another format version, a damaged header, table or section (checksums), or
     ///   content that breaks the layout's rules.
     /// - Complexity: O(size / threads) for the digests and checks; nothing is parsed or copied.
     static func read(
-        _ bytes: UnsafeRawBufferPointer, keeper: AnyObject, name: String, verification: FenceFileVerification = .full
-    ) throws(FenceFileError) -> FenceSet {
+        _ bytes: UnsafeRawBufferPointer, keeper: AnyObject, name: String, verification: FenceFileVerification = .full,
+        identity: Platform.FileStatus? = nil, recordIn: String? = nil
+    ) throws(FenceFileError) -> (set: FenceSet, checkedDigests: Bool) {
         func fail(_ reason: String) -> FenceFileError { FenceFileError(path: name, reason: reason) }
         let headerSize = FenceFileFormat.headerSize
         guard FenceFileFormat.hasMagic(bytes) else {
@@ -67,9 +75,17 @@ enum FenceFileReader {
             entries.append(entry)
         }
         guard end == bytes.count else { throw fail("damaged: the sections end at byte \(end), the file at \(bytes.count)") }
+        // The table (and so every digest) is intact: a record of this file, if any, names it.
+        var checkDigests = verification != .structure
+        var records: FenceFileRecords? = recordIn.map { FenceFileRecords(folder: $0) }
+        let entry = identity.map { FenceFileRecords.Entry(status: $0, contentHash: word64(32)) }
+        if case .onceUntilChanged(let folder) = verification, let entry {
+            let known = FenceFileRecords(folder: folder)
+            if known.contains(entry) { checkDigests = false } else if records == nil { records = known }
+        }
         // META is read before the other sections' digests are checked: a damaged one is
         // reported as damaged, not as inconsistent numbers (its digest is one short block).
-        if verification == .full, let entry = entries.first(where: { $0.id == FenceSectionID.meta }) {
+        if checkDigests, let entry = entries.first(where: { $0.id == FenceSectionID.meta }) {
             let padded = FenceFileFormat.padded(entry.byteCount)
             let region = FenceFileDigest.Region(
                 payload: UnsafeRawBufferPointer(rebasing: bytes[entry.offset..<(entry.offset + padded)]), paddedLength: padded)
@@ -84,7 +100,7 @@ enum FenceFileReader {
         // Digests and structure checks together, on every core.
         let checks = meta.checks()
         let problems = DisjointSlots<String?>(repeating: nil, count: checks.count)
-        let regions = verification == .structure ? [] : entries.map {
+        let regions = !checkDigests ? [] : entries.map {
             FenceFileDigest.Region(
                 payload: UnsafeRawBufferPointer(rebasing: bytes[$0.offset..<($0.offset + FenceFileFormat.padded($0.byteCount))]),
                 paddedLength: FenceFileFormat.padded($0.byteCount))
@@ -96,12 +112,13 @@ enum FenceFileReader {
             throw fail("damaged: section \(entry.id) does not match its checksum (the file was changed or corrupted)")
         }
         if let problem = problems.storage.lazy.compactMap({ $0 }).first { throw fail("inconsistent: \(problem)") }
-        return FenceSet(storage: meta.storage(), repairedCount: meta.meta.repairedCount)
+        if checkDigests, let records, let entry { records.add(entry, file: name) }
+        return (FenceSet(storage: meta.storage(), repairedCount: meta.meta.repairedCount), checkDigests)
     }
 }
 
 /// How much of a compiled fence file is checked when it is opened.
-public enum FenceFileVerification: Sendable {
+public enum FenceFileVerification: Sendable, Equatable {
     /// Everything: the header, the section table, every section's checksum (so a bit flipped
     /// anywhere is found) and the structure. Reads every byte of the file once, on every core.
     case full
@@ -109,6 +126,15 @@ public enum FenceFileVerification: Sendable {
     /// not the sections' checksums: for a file already verified (say with `geofence validate`
     /// after it was copied), opened again and again. Reads the offset and index sections only.
     case structure
+    /// ``full`` the first time, then ``structure`` while the file is unchanged: a file that
+    /// passes a full check is recorded in the folder `records` (made when missing), and an
+    /// open that finds it there, with the same device, inode, size, modification and change
+    /// times and content hash, skips the checksums. Any write to the file changes its change
+    /// time, so a changed file is checked in full again; a copy is another file. What it does
+    /// not see is damage under the file system (a disk changing a block in place). The
+    /// command line opens with this, the records in `$GEOFENCE_CACHE_DIR` (empty: none),
+    /// `$XDG_CACHE_HOME/geofence` or `~/.cache/geofence`.
+    case onceUntilChanged(records: String)
 }
 
 /// Memory that a compiled set read from bytes in memory (not a file) lives in.
