@@ -112,6 +112,7 @@ enum FenceFileReader {
             throw fail("damaged: section \(entry.id) does not match its checksum (the file was changed or corrupted)")
         }
         if let problem = problems.storage.lazy.compactMap({ $0 }).first { throw fail("inconsistent: \(problem)") }
+        PhaseTrace.mark(checkDigests ? "compiled file: checksums and structure" : "compiled file: structure (checksums skipped: unchanged since checked)")
         if checkDigests, let records, let entry { records.add(entry, file: name) }
         return (FenceSet(storage: meta.storage(), repairedCount: meta.meta.repairedCount), checkDigests)
     }
