@@ -185,7 +185,14 @@ struct SuiteCommand: ParsableCommand {
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: scratch) }
         let compiled = scratch.appendingPathComponent("fences_\(f).fences").path
-        try FenceSet.load(path: geojson).write(to: compiled)
+        // Compiled and recorded as `geofence compile` does, the records in the scratch folder
+        // (set for the children, the caller's value restored): the file opens as it does for
+        // a command once compiled, and no record is left in the user's cache.
+        let records = scratch.appendingPathComponent("records").path
+        try FenceSet.load(path: geojson).write(to: compiled, records: records)
+        let caller = Platform.environment("GEOFENCE_CACHE_DIR")
+        Platform.setEnvironment("GEOFENCE_CACHE_DIR", records)
+        defer { Platform.setEnvironment("GEOFENCE_CACHE_DIR", caller) }
         let engine = EvaluateRunner.executable
         func contains(_ fences: String) -> [String] {
             [engine, "contains", "--fences", fences, "--fixes", csv, "--threads", "\(threads)", "--output", "/dev/null"]
