@@ -29,6 +29,25 @@ struct FenceSetTests {
         }
     }
 
+    @Test("a fence built in code with a dwell time that is not seconds >= 0 is refused as GeoJSON's would be")
+    func dwellSecondsChecked() throws {
+        for bad in [-1.0, -.leastNonzeroMagnitude, .nan, .infinity] {
+            var fence = circle("a", 0, 0, 10, index: 4)
+            fence.dwellSeconds = bad
+            #expect {
+                _ = try FenceSet([circle("b", 1, 1, 10), fence])
+            } throws: { error in
+                let problems = (error as? FenceValidationError)?.problems ?? []
+                return problems.count == 1 && problems[0].featureIndex == 4 && problems[0].reason.hasPrefix("dwellSeconds must be a number of seconds >= 0")
+            }
+        }
+        for good in [0.0, 90.0, nil] {
+            var fence = circle("a", 0, 0, 10)
+            fence.dwellSeconds = good
+            #expect(try FenceSet([fence]).count == 1)
+        }
+    }
+
     @Test("repair fixes invalid polygons with MakeValid and counts them")
     func repair() throws {
         let set = try FenceSet([polygon("bow", [[0, 0, 2, 2, 2, 0, 0, 2, 0, 0]])], repair: true)

@@ -37,7 +37,9 @@ public struct Fence: Hashable, Sendable {
     public var library: String?
     /// Priority for the current POI: lower ranks first. Default 0.
     public var rank: Int
-    /// Per-fence dwell time in seconds; nil takes the tracker's default, 0 disables dwell.
+    /// Per-fence dwell time in seconds; nil takes the tracker's default, 0 disables dwell. A
+    /// set refuses a value that is not a finite number of seconds >= 0, as it refuses one in
+    /// GeoJSON.
     public var dwellSeconds: Double?
     /// The feature's other properties, passed through to events unchanged.
     public var properties: JSONObject

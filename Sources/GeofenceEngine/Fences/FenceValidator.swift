@@ -87,6 +87,10 @@ package enum FenceValidator {
         func problem(_ reason: String) -> Checked {
             .problem(FenceProblem(featureIndex: fence.featureIndex, id: fence.id, reason: reason))
         }
+        // As the GeoJSON reader words it: a fence built in code gets the same verdict.
+        if let dwell = fence.dwellSeconds, !(dwell.isFinite && dwell >= 0) {
+            return problem("dwellSeconds must be a number of seconds >= 0, found \(dwell)")
+        }
         switch fence.shape {
         case .circle(let center, let radius):
             if let reason = center.invalidReason { return problem("circle centre: \(reason)") }
