@@ -56,10 +56,14 @@ struct LoadBench {
             Platform.setEnvironment("GEOFENCE_CACHE_DIR", records)
             _ = try EvaluateRunner.run(fences: compiled, fixes: try oneFix(), threads: threads)
         }
+        // Said as it is: a file system with whole-second times, or a clock behind the file's,
+        // gives no record, and the row then measures full checks.
+        let skipped = FenceFileRecords(folder: records).contains(file: compiled)
+            ? "checksums skipped: unchanged since checked" : "not recorded, so checksums checked"
         return [
             Input(form: "geojson", path: collection), Input(form: "geojsonseq", path: sequence),
             Input(form: "compiled", path: compiled, state: state + "; checksums checked"),
-            Input(form: "compiled, verified before", path: compiled, state: state + "; checksums skipped: unchanged since checked", records: records),
+            Input(form: "compiled, verified before", path: compiled, state: state + "; " + skipped, records: records),
         ]
     }
 

@@ -189,7 +189,7 @@ struct SuiteCommand: ParsableCommand {
         // (set for the children, the caller's value restored): the file opens as it does for
         // a command once compiled, and no record is left in the user's cache.
         let records = scratch.appendingPathComponent("records").path
-        try FenceSet.load(path: geojson).write(to: compiled, records: records)
+        try FenceSet.load(path: geojson).write(to: compiled, recordingIn: records)
         let caller = Platform.environment("GEOFENCE_CACHE_DIR")
         Platform.setEnvironment("GEOFENCE_CACHE_DIR", records)
         defer { Platform.setEnvironment("GEOFENCE_CACHE_DIR", caller) }

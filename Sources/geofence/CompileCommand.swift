@@ -16,11 +16,12 @@ struct CompileCommand: ParsableCommand {
             invalid input (each invalid feature is listed), or an output that cannot be written.
 
             Commands check a compiled file's checksums (every byte) the first time and again \
-            whenever the file changes: a file that passed, or that compile wrote, is recorded \
-            in verified-fence-files under $GEOFENCE_CACHE_DIR (else $XDG_CACHE_HOME/geofence, \
-            else ~/.cache/geofence) with its device, inode, size, modification and change \
-            times; while those match, only its structure is checked. GEOFENCE_CACHE_DIR= \
-            (empty) checks every checksum every time; `geofence validate` always does.
+            whenever the file changes: a file that passed (compile reads the file it wrote back) \
+            is recorded in verified-fence-files under $GEOFENCE_CACHE_DIR (else \
+            $XDG_CACHE_HOME/geofence, else ~/.cache/geofence) with its device, inode, size, \
+            modification and change times and content hash; while those match, only its \
+            structure is checked. GEOFENCE_CACHE_DIR= (empty) checks every checksum every \
+            time; `geofence validate` always does.
             """
     )
 
@@ -37,9 +38,9 @@ struct CompileCommand: ParsableCommand {
         try OutputFiles.refuseOverlap(outputs: [("--output", output)], inputs: [("--fences", fences)])
         let start = Platform.monotonicSeconds()
         let fenceSet = try FenceLoading.load(path: fences, repair: repair)
-        // Recorded as verified: its digests were computed from the bytes written.
+        // Read back with every checksum and recorded, so the commands that use it skip them.
         let records = FenceFileRecords.commandLineFolder()
-        let size = try CLIError.reporting { try records.map { try fenceSet.write(to: output, records: $0) } ?? fenceSet.write(to: output) }
+        let size = try CLIError.reporting { try records.map { try fenceSet.write(to: output, recordingIn: $0) } ?? fenceSet.write(to: output) }
         let seconds = Platform.monotonicSeconds() - start
         var line = "\(fences): \(fenceSet.count) fence(s)"
         if fenceSet.repairedCount > 0 { line += ", \(fenceSet.repairedCount) repaired by MakeValid" }

@@ -27,7 +27,7 @@ enum FenceLoading {
     /// whenever the file changed, recorded in ``FenceFileRecords/commandLineFolder()``; every
     /// checksum every time when no records folder can be named (`GEOFENCE_CACHE_DIR=`).
     static var verification: FenceFileVerification {
-        FenceFileRecords.commandLineFolder().map { .onceUntilChanged(records: $0) } ?? .full
+        FenceFileRecords.commandLineFolder().map { .onceUntilChanged(recordsIn: $0) } ?? .full
     }
 
     /// Reads and checks a fence file, keeping every problem.

@@ -27,20 +27,24 @@ enum CLIRunner {
 
     /// This process's environment for a child `geofence`, with `GEOFENCE_CACHE_DIR` set to
     /// nothing (no records of verified compiled files: tests never write in the user's cache)
-    /// unless `extra` names it, and `extra` added.
-    static func environment(_ extra: [String: String] = [:]) -> [String: String] {
+    /// unless `extra` names it, `extra` added and the variables `removing` taken out.
+    static func environment(_ extra: [String: String] = [:], removing: [String] = []) -> [String: String] {
         var environment = ProcessInfo.processInfo.environment
         environment["GEOFENCE_CACHE_DIR"] = ""
         environment.merge(extra) { $1 }
+        for name in removing { environment[name] = nil }
         return environment
     }
 
-    /// Runs `geofence` with `arguments`, in `directory` when given, with ``environment(_:)``.
-    static func run(_ arguments: [String], directory: URL? = nil, environment extra: [String: String] = [:]) throws -> CLIResult {
+    /// Runs `geofence` with `arguments`, in `directory` when given, with
+    /// ``environment(_:removing:)``.
+    static func run(
+        _ arguments: [String], directory: URL? = nil, environment extra: [String: String] = [:], removing: [String] = []
+    ) throws -> CLIResult {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
-        process.environment = environment(extra)
+        process.environment = environment(extra, removing: removing)
         if let directory { process.currentDirectoryURL = directory }
         // Capture into files: no pipe can fill up and block the child.
         let dir = try temporaryDirectory()

@@ -63,18 +63,23 @@ struct CompileCLITests {
             ((try? String(contentsOfFile: recordsFile, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
         }
         let fixes = try EvaluateCLITests().write("device_id,timestamp,lat,lon\nb,0,40.75,-73.98\n", "x.csv", in: dir)
-        // With GEOFENCE_CACHE_DIR empty (the tests' default) nothing is recorded anywhere.
-        #expect(try CLIRunner.run(["compile", "--fences", geojson, "--output", compiled]).status == 0)
-        #expect(try CLIRunner.run(["evaluate", "--fences", compiled, "--fixes", fixes]).status == 0)
-        #expect(!FileManager.default.fileExists(atPath: records))
-        // validate checks in full and records; so does compile, for the file it wrote.
+        // GEOFENCE_CACHE_DIR set but empty: no records, not even where HOME and XDG point.
+        let home = dir.appendingPathComponent("home").path
+        let away = ["HOME": home, "XDG_CACHE_HOME": home + "/xdg"]
+        #expect(try CLIRunner.run(["compile", "--fences", geojson, "--output", compiled], environment: away).status == 0)
+        let full = try CLIRunner.run(["evaluate", "--fences", compiled, "--fixes", fixes], environment: away.merging(["GEOFENCE_TRACE": "1"]) { $1 })
+        #expect(full.status == 0 && full.stderr.contains("compiled file: checksums and structure:"), "\(full.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: home) && !FileManager.default.fileExists(atPath: records))
+        // validate checks in full and records; so does compile, for the file it wrote and read back.
         let cache = ["GEOFENCE_CACHE_DIR": records]
         let checked = try CLIRunner.run(["validate", "--fences", compiled], environment: cache)
         #expect(checked.status == 0 && lines().count == 2, "\(checked.stderr) \(lines())")
         #expect(try CLIRunner.run(["compile", "--fences", geojson, "--output", compiled], environment: cache).status == 0)
         #expect(lines().count == 3 && lines().first == "geofence verified fence files, format 1", "\(lines())")
-        let recorded = try CLIRunner.run(["evaluate", "--fences", compiled, "--fixes", fixes], environment: cache)
-        #expect(recorded.status == 0 && lines().count == 3, "\(recorded.stderr)")
+        let traced = cache.merging(["GEOFENCE_TRACE": "1"]) { $1 }
+        let skipped = try CLIRunner.run(["evaluate", "--fences", compiled, "--fixes", fixes], environment: traced)
+        #expect(skipped.status == 0 && skipped.stderr.contains("checksums skipped: unchanged since checked"), "\(skipped.stderr)")
+        #expect(lines().count == 3)
         // One bit flipped in place, the modification time set back: checked in full, refused.
         let status = try #require(Platform.status(atPath: compiled))
         let handle = try #require(FileHandle(forUpdatingAtPath: compiled))
@@ -86,5 +91,33 @@ struct CompileCLITests {
         #expect(Platform.setModified(compiled, nanoseconds: status.modified))
         let damaged = try CLIRunner.run(["evaluate", "--fences", compiled, "--fixes", fixes], environment: cache)
         #expect(damaged.status == 2 && damaged.stderr.contains("\(compiled): damaged"), "\(damaged.stderr)")
+        // A record forged for the damaged file as it is now: commands trust it (this is what a
+        // record is), validate does not.
+        let now = try #require(Platform.status(atPath: compiled))
+        let header = try #require(FileHandle(forReadingAtPath: compiled)).readData(ofLength: 64)
+        let hash = header.withUnsafeBytes { UInt64(littleEndian: $0.loadUnaligned(fromByteOffset: 32, as: UInt64.self)) }
+        let forged = "\(now.device) \(now.inode) \(now.size) \(now.modified) \(now.changed) \(String(hash, radix: 16))"
+        try (lines().joined(separator: "\n") + "\n" + forged + "\n").write(toFile: recordsFile, atomically: true, encoding: .utf8)
+        let trusted = try CLIRunner.run(["evaluate", "--fences", compiled, "--fixes", fixes], environment: traced)
+        #expect(trusted.status == 0 && trusted.stderr.contains("checksums skipped"), "\(trusted.stderr)")
+        let refused = try CLIRunner.run(["validate", "--fences", compiled], environment: cache)
+        #expect(refused.status == 2 && refused.stderr.contains("\(compiled): damaged"), "\(refused.stderr)")
+    }
+
+    @Test("the records folder: $GEOFENCE_CACHE_DIR, else $XDG_CACHE_HOME/geofence when absolute, else ~/.cache/geofence")
+    func recordsFolder() throws {
+        let dir = try CLIRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let geojson = try EvaluateCLITests().write(EvaluateCLITests.fences, "f.geojson", in: dir)
+        let compiled = dir.appendingPathComponent("f.fences").path
+        let home = dir.appendingPathComponent("home").path, xdg = dir.appendingPathComponent("xdg").path
+        let compile = ["compile", "--fences", geojson, "--output", compiled]
+        func recorded(in folder: String) -> Bool { FenceFileRecords(folder: folder).contains(file: compiled) }
+        #expect(try CLIRunner.run(compile, environment: ["HOME": home, "XDG_CACHE_HOME": xdg], removing: ["GEOFENCE_CACHE_DIR"]).status == 0)
+        #expect(recorded(in: xdg + "/geofence") && !FileManager.default.fileExists(atPath: home))
+        // Run in `dir`, so a relative XDG_CACHE_HOME, if it were taken, would show there.
+        #expect(try CLIRunner.run(compile, directory: dir, environment: ["HOME": home, "XDG_CACHE_HOME": "relative/xdg"], removing: ["GEOFENCE_CACHE_DIR"]).status == 0)
+        #expect(recorded(in: home + "/.cache/geofence"))
+        #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("relative").path))
     }
 }

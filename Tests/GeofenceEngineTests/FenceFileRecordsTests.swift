@@ -13,13 +13,13 @@ struct FenceFileRecordsTests {
         try TestFolders.with("fence-records") { folder in
             let set = try FenceSet(CompiledFenceFileTests.world(seed: 7, count: 60))
             let path = folder.path + "/set.fences", recordsFolder = folder.path + "/records/geofence"
-            if records { try set.write(to: path, records: recordsFolder) } else { try set.write(to: path) }
+            if records { try set.write(to: path, recordingIn: recordsFolder) } else { try set.write(to: path) }
             try body(path, recordsFolder, set)
         }
     }
 
     static func open(_ path: String, _ records: String) throws -> (set: FenceSet, checkedDigests: Bool) {
-        try FenceSet.openReporting(path: path, verification: .onceUntilChanged(records: records))
+        try FenceSet.openReporting(path: path, verification: .onceUntilChanged(recordsIn: records))
     }
 
     @Test("a full check records the file; opening it again skips the checksums, and answers the same")
@@ -38,7 +38,7 @@ struct FenceFileRecordsTests {
         }
     }
 
-    @Test("write(to:records:) records the file it wrote: its first open skips the checksums")
+    @Test("write(to:recordingIn:) reads the file it wrote back and records it: its first open skips the checksums")
     func writerRecords() throws {
         try Self.withCompiledFile(records: true) { path, records, _ in
             let opened = try Self.open(path, records)
@@ -100,6 +100,30 @@ struct FenceFileRecordsTests {
             let kept = file.entries()
             #expect(kept.count == FenceFileRecords.capacity && kept.last == mine)
             #expect(kept.first?.inode == UInt64(300 - FenceFileRecords.capacity + 1))
+        }
+    }
+
+    @Test("a record is made only for the file as it was checked; a records file too large, or a folder, is not read")
+    func recordGuards() throws {
+        try Self.withCompiledFile { path, records, _ in
+            let status = try #require(Platform.status(atPath: path))
+            let file = FenceFileRecords(folder: records)
+            #expect(file.contains(file: path) == false)
+            var entry = FenceFileRecords.Entry(status: status, contentHash: 1)
+            entry.changed += 1  // changed since it was checked
+            #expect(file.add(entry, file: path) == false && file.entries().isEmpty)
+            #expect(try Self.open(path, records).checkedDigests && file.contains(file: path))
+            // Over 64 KiB (a valid first line, then padding lines): ignored, so checked in full.
+            let big = FenceFileRecords.firstLine + "\n" + file.entries().map(\.line).joined(separator: "\n") + "\n"
+                + String(repeating: "#\n", count: 40_000)
+            try big.write(toFile: file.path, atomically: true, encoding: .utf8)
+            #expect(file.entries().isEmpty)
+            #expect(try Self.open(path, records).checkedDigests)
+            // A folder where the records file goes: nothing is read or written, opens still work.
+            try FileManager.default.removeItem(atPath: file.path)
+            try FileManager.default.createDirectory(atPath: file.path, withIntermediateDirectories: true)
+            #expect(try Self.open(path, records).checkedDigests && Self.open(path, records).checkedDigests)
+            #expect(file.entries().isEmpty)
         }
     }
 

@@ -9,19 +9,23 @@ extension FenceSet {
         try FenceFileWriter.write(self, to: path).size
     }
 
-    /// Writes the set as a compiled fence file, atomically, and records it in the folder
-    /// `records` as verified (its digests were computed from these very bytes), so that
-    /// ``open(path:verification:)`` with ``FenceFileVerification/onceUntilChanged(records:)``
-    /// skips the checksums until the file changes. The record is best effort (see
-    /// ``FenceFileVerification/onceUntilChanged(records:)``).
+    /// Writes the set as a compiled fence file, atomically, then reads it back with every
+    /// checksum (as ``open(path:verification:)`` does with `.full`: what reached the file is
+    /// what was meant) and records it in the folder `recordingIn`, so that opening it with
+    /// ``FenceFileVerification/onceUntilChanged(recordsIn:)`` skips the checksums until it
+    /// changes. The record is best effort.
     ///
     /// - Returns: the file's size in bytes.
-    /// - Throws: ``FileReadError`` naming the path when it cannot be written.
+    /// - Throws: ``FileReadError`` naming the path when it cannot be written, or when what was
+    ///   read back does not pass its checks.
+    /// - Complexity: O(size), the digests twice (once written, once read back).
     @discardableResult
-    public func write(to path: String, records: String) throws(FileReadError) -> Int {
+    public func write(to path: String, recordingIn records: String) throws(FileReadError) -> Int {
         let written = try FenceFileWriter.write(self, to: path)
-        if let status = Platform.status(atPath: path), status.size == written.size {
-            FenceFileRecords(folder: records).add(.init(status: status, contentHash: written.contentHash), file: path)
+        do {
+            _ = try Self.openReporting(path: path, verification: .full, recordIn: records)
+        } catch {
+            throw FileReadError(path: path, reason: "written, but reading it back failed: \(error.reason)")
         }
         return written.size
     }

@@ -89,7 +89,7 @@ package enum FenceValidator {
         }
         // As the GeoJSON reader words it: a fence built in code gets the same verdict.
         if let dwell = fence.dwellSeconds, !(dwell.isFinite && dwell >= 0) {
-            return problem("dwellSeconds must be a number of seconds >= 0, found \(dwell)")
+            return problem("dwellSeconds must be a number of seconds >= 0, found \(JSONNumber.text(dwell))")
         }
         switch fence.shape {
         case .circle(let center, let radius):

@@ -83,6 +83,14 @@ enum FenceFileReader {
             let known = FenceFileRecords(folder: folder)
             if known.contains(entry) { checkDigests = false } else if records == nil { records = known }
         }
+        // A check to be recorded starts once the file's change time is behind the coarse clock.
+        if checkDigests, records != nil, let entry {
+            if let wait = FenceFileRecords.settleDelay(changed: entry.changed, now: Platform.wallClockNanoseconds()) {
+                if wait > 0 { Platform.sleep(seconds: Double(wait) * 1e-9) }
+            } else {
+                records = nil
+            }
+        }
         // META is read before the other sections' digests are checked: a damaged one is
         // reported as damaged, not as inconsistent numbers (its digest is one short block).
         if checkDigests, let entry = entries.first(where: { $0.id == FenceSectionID.meta }) {
@@ -112,8 +120,11 @@ enum FenceFileReader {
             throw fail("damaged: section \(entry.id) does not match its checksum (the file was changed or corrupted)")
         }
         if let problem = problems.storage.lazy.compactMap({ $0 }).first { throw fail("inconsistent: \(problem)") }
-        PhaseTrace.mark(checkDigests ? "compiled file: checksums and structure" : "compiled file: structure (checksums skipped: unchanged since checked)")
-        if checkDigests, let records, let entry { records.add(entry, file: name) }
+        var recorded = false
+        if checkDigests, let records, let entry { recorded = records.add(entry, file: name) }
+        PhaseTrace.mark(
+            checkDigests ? "compiled file: checksums and structure" + (recorded ? " (recorded)" : "")
+                : "compiled file: structure (checksums skipped: unchanged since checked)")
         return (FenceSet(storage: meta.storage(), repairedCount: meta.meta.repairedCount), checkDigests)
     }
 }
@@ -128,14 +139,15 @@ public enum FenceFileVerification: Sendable, Equatable {
     /// after it was copied), opened again and again. Reads the offset and index sections only.
     case structure
     /// ``full`` the first time, then ``structure`` while the file is unchanged: a file that
-    /// passes a full check is recorded in the folder `records` (made when missing), and an
+    /// passes a full check is recorded in the folder `recordsIn` (made when missing), and an
     /// open that finds it there, with the same device, inode, size, modification and change
-    /// times and content hash, skips the checksums. Any write to the file changes its change
+    /// times and content hash, skips the checksums. A write to the file changes its change
     /// time, so a changed file is checked in full again; a copy is another file. What it does
-    /// not see is damage under the file system (a disk changing a block in place). The
-    /// command line opens with this, the records in `$GEOFENCE_CACHE_DIR` (empty: none),
-    /// `$XDG_CACHE_HOME/geofence` or `~/.cache/geofence`.
-    case onceUntilChanged(records: String)
+    /// not see: damage under the file system (a disk changing a block in place, a crash in
+    /// the middle of a write), and a process that keeps writing through a shared mapping it
+    /// wrote through before the check. The command line opens with this, the records in
+    /// `$GEOFENCE_CACHE_DIR` (empty: none), `$XDG_CACHE_HOME/geofence` or `~/.cache/geofence`.
+    case onceUntilChanged(recordsIn: String)
 }
 
 /// Memory that a compiled set read from bytes in memory (not a file) lives in.

@@ -1,5 +1,5 @@
 /// Compiled fence files that passed a full check, so opening one again while it is unchanged
-/// can skip its checksums (``FenceFileVerification/onceUntilChanged(records:)``).
+/// can skip its checksums (``FenceFileVerification/onceUntilChanged(recordsIn:)``).
 ///
 /// Checking every section's digest reads every byte of the file: 45–75 ms for a million
 /// fences (1.06 GB) on two cores, each time a command opens it. A record makes that cost
@@ -8,17 +8,20 @@
 /// One text file, `verified-fence-files`, in a folder the caller names. A line per verified
 /// file: `device inode size modified changed contentHash` (times in nanoseconds, the hash in
 /// hexadecimal). A file matches a line only when all six agree:
-/// - any write to a file sets its change time, and no call sets that back (`touch -d` can
-///   restore the modification time, not the change time);
+/// - a write to a file sets its change time, and no call sets that back (`touch -d` can
+///   restore the modification time, not the change time; only moving the system clock back
+///   can);
 /// - a copy, or a file compiled again under the same name, is another inode;
 /// - the content hash is the header's hash of the section table, which holds every
 ///   section's digest: a record names the bytes that were verified.
-/// What a record cannot see is damage under the file system (a disk changing a block in
-/// place, with no write through it): `geofence validate` checks in full every time.
+/// What a record cannot see: damage under the file system (a disk changing a block in place,
+/// or a crash in the middle of a write), and a process that keeps writing through a shared
+/// mapping it had already written through before the check (a page that stays dirty is not
+/// stamped again). `geofence validate` checks in full every time.
 ///
 /// The records are a cache, never an input that can fail a command: a line that does not
 /// parse is ignored (its file is checked in full), a folder that cannot be written only means
-/// no record. The file is rewritten atomically and keeps the newest ``capacity`` lines.
+/// no record. The file is rewritten atomically and keeps the newest ``capacity`` records.
 package struct FenceFileRecords: Sendable {
     /// One verified file.
     package struct Entry: Equatable, Sendable {
@@ -81,20 +84,25 @@ package struct FenceFileRecords: Sendable {
     /// True when `entry` was recorded.
     package func contains(_ entry: Entry) -> Bool { entries().contains(entry) }
 
-    /// Records `entry`, the file at `verified` as it was verified, as the newest, keeping
-    /// ``capacity`` lines. Best effort: false when the record would not be safe (below) or the
-    /// folder or file cannot be written; nothing else changes then.
-    ///
-    /// File systems stamp times from a coarse clock (ticks of up to 10 ms on Linux), so a
-    /// write in the same tick as the verified one could leave the change time as it was. As
-    /// git does for its index, a file changed within ``settleNanoseconds`` of the clock is not
-    /// trusted yet: the record waits that long (or, where times are whole seconds, is not
-    /// made: the next open checks in full and records then), and is made only if the file's
-    /// status is still the verified one.
+    /// True when the compiled file at `path`, as it is now, is recorded.
+    package func contains(file path: String) -> Bool {
+        let fd = Platform.openForReading(path)
+        guard fd >= 0 else { return false }
+        defer { Platform.close(fd) }
+        var header = [UInt8](repeating: 0, count: FenceFileFormat.headerSize)
+        let n = header.withUnsafeMutableBytes { Platform.read(fd, into: $0.baseAddress!, count: $0.count) }
+        guard n == header.count, let status = Platform.status(of: fd) else { return false }
+        let hash = header.withUnsafeBytes { UInt64(littleEndian: $0.loadUnaligned(fromByteOffset: 32, as: UInt64.self)) }
+        return contains(Entry(status: status, contentHash: hash))
+    }
+
+    /// Records `entry`, the file at `verified` as its full check found it, as the newest,
+    /// keeping ``capacity`` records. Made only if the file's status is still the one that was
+    /// checked (a write during the check, in a later clock tick, changed it); the caller has
+    /// waited for ``settleDelay(changed:now:)`` before the check. Best effort: false when the
+    /// status changed or the folder or file cannot be written; nothing else changes then.
     @discardableResult
     package func add(_ entry: Entry, file verified: String) -> Bool {
-        guard let wait = Self.settleDelay(changed: entry.changed, now: Platform.wallClockNanoseconds()) else { return false }
-        if wait > 0 { Platform.sleep(seconds: Double(wait) * 1e-9) }
         guard let now = Platform.status(atPath: verified), Entry(status: now, contentHash: entry.contentHash) == entry,
             Platform.makeFolders(folder)
         else { return false }
@@ -112,12 +120,20 @@ package struct FenceFileRecords: Sendable {
         }
     }
 
-    /// How long after its last change a file's record can be trusted: two clock ticks of 10 ms.
+    /// How old a file's change time must be when its full check starts, for the check to be
+    /// recorded: two ticks of the 10 ms clock file systems stamp times with.
     package static let settleNanoseconds: Int64 = 20_000_000
 
-    /// Nanoseconds to wait before a file changed at `changed` can be recorded (0: now), or nil
-    /// when it should not be recorded yet: its times are whole seconds (a file system with
-    /// coarse times, or a time set by hand) and it changed less than two seconds ago.
+    /// Nanoseconds to wait, before a full check that is to be recorded, for the file's change
+    /// time `changed` to lie ``settleNanoseconds`` behind the clock (0: it does), or nil when
+    /// the check should not be recorded: its times are whole seconds (a file system with coarse
+    /// times) and it changed less than two seconds ago, or it changed in the future (a file
+    /// server whose clock runs ahead).
+    ///
+    /// File systems stamp times from a coarse clock, which lags the real one by up to a tick.
+    /// A write in the same tick as the file's last one could leave its change time as it was;
+    /// once the coarse clock has passed that time, every later write, one racing the check
+    /// included, stamps a later one. As git does for its index, the check waits until then.
     package static func settleDelay(changed: Int64, now: Int64) -> Int64? {
         let settle = changed % 1_000_000_000 == 0 ? 2_000_000_000 : settleNanoseconds
         let wait = changed &+ settle &- now
@@ -126,7 +142,8 @@ package struct FenceFileRecords: Sendable {
     }
 
     /// Where the command line keeps its records: `$GEOFENCE_CACHE_DIR` (set but empty: none,
-    /// so every open checks in full), else `$XDG_CACHE_HOME/geofence`, else
+    /// so every open checks in full; a relative path is taken from the working folder), else
+    /// `$XDG_CACHE_HOME/geofence` when that is an absolute path (the XDG rule), else
     /// `$HOME/.cache/geofence`; nil when none can be named.
     package static func commandLineFolder() -> String? {
         if let folder = Platform.environment("GEOFENCE_CACHE_DIR") { return folder.isEmpty ? nil : folder }
