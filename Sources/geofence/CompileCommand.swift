@@ -37,14 +37,24 @@ struct CompileCommand: ParsableCommand {
     func run() throws {
         try OutputFiles.refuseOverlap(outputs: [("--output", output)], inputs: [("--fences", fences)])
         let start = Platform.monotonicSeconds()
-        let fenceSet = try FenceLoading.load(path: fences, repair: repair)
-        // Read back with every checksum and recorded, so the commands that use it skip them.
-        let records = FenceFileRecords.commandLineFolder()
-        let size = try CLIError.reporting { try records.map { try fenceSet.write(to: output, recordingIn: $0) } ?? fenceSet.write(to: output) }
+        let (count, repaired, size) = try compile()
+        // Read back with every checksum and recorded, so the commands that use it skip them:
+        // after the set in memory is gone, so the two are never resident together.
+        if let records = FenceFileRecords.commandLineFolder() {
+            _ = try CLIError.reporting { try FenceSet.openReporting(path: output, verification: .full, recordIn: records) }
+        }
         let seconds = Platform.monotonicSeconds() - start
-        var line = "\(fences): \(fenceSet.count) fence(s)"
-        if fenceSet.repairedCount > 0 { line += ", \(fenceSet.repairedCount) repaired by MakeValid" }
+        var line = "\(fences): \(count) fence(s)"
+        if repaired > 0 { line += ", \(repaired) repaired by MakeValid" }
         line += "; wrote \(output) (\(size) bytes) in \((seconds * 1000).rounded() / 1000) s\n"
         FileHandleText.standardError(line)
+    }
+
+    /// Loads the fences and writes the compiled file: its fence count, how many were repaired,
+    /// its size.
+    private func compile() throws -> (count: Int, repaired: Int, size: Int) {
+        let fenceSet = try FenceLoading.load(path: fences, repair: repair)
+        let size = try CLIError.reporting { try fenceSet.write(to: output) }
+        return (fenceSet.count, fenceSet.repairedCount, size)
     }
 }
