@@ -1,5 +1,6 @@
 import Foundation
 import GeofenceEngine
+import GeofenceTestSupport
 import Testing
 
 @Suite("geofence compile")
@@ -81,14 +82,7 @@ struct CompileCLITests {
         #expect(skipped.status == 0 && skipped.stderr.contains("checksums skipped: unchanged since checked"), "\(skipped.stderr)")
         #expect(lines().count == 3)
         // One bit flipped in place, the modification time set back: checked in full, refused.
-        let status = try #require(Platform.status(atPath: compiled))
-        let handle = try #require(FileHandle(forUpdatingAtPath: compiled))
-        try handle.seek(toOffset: UInt64(status.size - 70))
-        let byte = try #require(try handle.read(upToCount: 1)?.first)
-        try handle.seek(toOffset: UInt64(status.size - 70))
-        try handle.write(contentsOf: [byte ^ 0x10])
-        try handle.close()
-        #expect(Platform.setModified(compiled, nanoseconds: status.modified))
+        try TestFiles.flipBitKeepingModificationTime(compiled, at: try #require(Platform.status(atPath: compiled)).size - 70)
         let damaged = try CLIRunner.run(["evaluate", "--fences", compiled, "--fixes", fixes], environment: cache)
         #expect(damaged.status == 2 && damaged.stderr.contains("\(compiled): damaged"), "\(damaged.stderr)")
         // A record forged for the damaged file as it is now: commands trust it (this is what a

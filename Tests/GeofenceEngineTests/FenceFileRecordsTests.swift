@@ -49,16 +49,9 @@ struct FenceFileRecordsTests {
     @Test("a file changed in place, its modification time set back, is checked in full again (and fails)")
     func changedInPlace() throws {
         try Self.withCompiledFile(records: true) { path, records, _ in
-            let before = try #require(Platform.status(atPath: path))
-            // One bit of a section, past the header and table: size and inode unchanged.
-            let handle = try #require(FileHandle(forUpdatingAtPath: path))
-            let offset = UInt64(before.size / 2)
-            try handle.seek(toOffset: offset)
-            let byte = try #require(try handle.read(upToCount: 1)?.first)
-            try handle.seek(toOffset: offset)
-            try handle.write(contentsOf: [byte ^ 0x10])
-            try handle.close()
-            #expect(Platform.setModified(path, nanoseconds: before.modified))
+            // One bit of a section, past the header and table.
+            let size = try #require(Platform.status(atPath: path)).size
+            let before = try TestFiles.flipBitKeepingModificationTime(path, at: size / 2)
             let after = try #require(Platform.status(atPath: path))
             #expect(after.size == before.size && after.inode == before.inode && after.modified == before.modified)
             #expect(after.changed != before.changed)

@@ -6,7 +6,7 @@ extension FenceSet {
     /// - Throws: ``FileReadError`` naming the path when it cannot be written.
     @discardableResult
     public func write(to path: String) throws(FileReadError) -> Int {
-        try FenceFileWriter.write(self, to: path).size
+        try FenceFileWriter.write(self, to: path)
     }
 
     /// Writes the set as a compiled fence file, atomically, then reads it back with every
@@ -21,13 +21,13 @@ extension FenceSet {
     /// - Complexity: O(size), the digests twice (once written, once read back).
     @discardableResult
     public func write(to path: String, recordingIn records: String) throws(FileReadError) -> Int {
-        let written = try FenceFileWriter.write(self, to: path)
+        let size = try FenceFileWriter.write(self, to: path)
         do {
             _ = try Self.openReporting(path: path, verification: .full, recordIn: records)
         } catch {
             throw FileReadError(path: path, reason: "written, but reading it back failed: \(error.reason)")
         }
-        return written.size
+        return size
     }
 
     /// Opens a compiled fence file: the set's arrays are read-only views of the mapped file, so

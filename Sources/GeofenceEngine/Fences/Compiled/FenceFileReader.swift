@@ -76,21 +76,8 @@ enum FenceFileReader {
         }
         guard end == bytes.count else { throw fail("damaged: the sections end at byte \(end), the file at \(bytes.count)") }
         // The table (and so every digest) is intact: a record of this file, if any, names it.
-        var checkDigests = verification != .structure
-        var records: FenceFileRecords? = recordIn.map { FenceFileRecords(folder: $0) }
         let entry = identity.map { FenceFileRecords.Entry(status: $0, contentHash: word64(32)) }
-        if case .onceUntilChanged(let folder) = verification, let entry {
-            let known = FenceFileRecords(folder: folder)
-            if known.contains(entry) { checkDigests = false } else if records == nil { records = known }
-        }
-        // A check to be recorded starts once the file's change time is behind the coarse clock.
-        if checkDigests, records != nil, let entry {
-            if let wait = FenceFileRecords.settleDelay(changed: entry.changed, now: Platform.wallClockNanoseconds()) {
-                if wait > 0 { Platform.sleep(seconds: Double(wait) * 1e-9) }
-            } else {
-                records = nil
-            }
-        }
+        let (checkDigests, records) = FenceFileRecords.plan(verification, recordIn: recordIn, entry: entry)
         // META is read before the other sections' digests are checked: a damaged one is
         // reported as damaged, not as inconsistent numbers (its digest is one short block).
         if checkDigests, let entry = entries.first(where: { $0.id == FenceSectionID.meta }) {
@@ -121,7 +108,7 @@ enum FenceFileReader {
         }
         if let problem = problems.storage.lazy.compactMap({ $0 }).first { throw fail("inconsistent: \(problem)") }
         var recorded = false
-        if checkDigests, let records, let entry { recorded = records.add(entry, file: name) }
+        if let records, let entry { recorded = records.add(entry, file: name) }
         PhaseTrace.mark(
             checkDigests ? "compiled file: checksums and structure" + (recorded ? " (recorded)" : "")
                 : "compiled file: structure (checksums skipped: unchanged since checked)")

@@ -81,6 +81,28 @@ package struct FenceFileRecords: Sendable {
         return lines.dropFirst().compactMap { Entry(line: $0) }
     }
 
+    /// What an open of a file whose record would be `entry` (nil: bytes in memory) does: check
+    /// the digests or not, and after a full check record the file where (nil: nowhere). With
+    /// ``FenceFileVerification/onceUntilChanged(recordsIn:)`` a recorded file skips the
+    /// digests and another is recorded there; `recordIn` records after any full check. When it
+    /// will record, it first waits for ``settleDelay(changed:now:)`` (at most 20 ms), or does
+    /// not record.
+    package static func plan(
+        _ verification: FenceFileVerification, recordIn: String?, entry: Entry?
+    ) -> (checkDigests: Bool, recordIn: FenceFileRecords?) {
+        guard verification != .structure else { return (false, nil) }
+        var records = recordIn.map { FenceFileRecords(folder: $0) }
+        if case .onceUntilChanged(let folder) = verification, let entry {
+            let known = FenceFileRecords(folder: folder)
+            if known.contains(entry) { return (false, nil) }
+            records = records ?? known
+        }
+        guard let target = records, let entry else { return (true, nil) }
+        guard let wait = settleDelay(changed: entry.changed, now: Platform.wallClockNanoseconds()) else { return (true, nil) }
+        if wait > 0 { Platform.sleep(seconds: Double(wait) * 1e-9) }
+        return (true, target)
+    }
+
     /// True when `entry` was recorded.
     package func contains(_ entry: Entry) -> Bool { entries().contains(entry) }
 

@@ -36,13 +36,13 @@ enum FenceFileWriter {
 
     /// Writes `set` to `path` atomically (a temporary file renamed over it once flushed).
     ///
-    /// - Returns: the file's size in bytes and its content hash (the header's hash of the table).
+    /// - Returns: the file's size in bytes.
     /// - Throws: ``FileReadError`` naming the path when it cannot be written.
     /// - Complexity: O(size), the digests on every core.
     @discardableResult
-    static func write(_ set: FenceSet, to path: String) throws(FileReadError) -> (size: Int, contentHash: UInt64) {
+    static func write(_ set: FenceSet, to path: String) throws(FileReadError) -> Int {
         let meta = FenceFileMeta(set).words
-        return try meta.withUnsafeBufferPointer { (metaWords) throws(FileReadError) -> (size: Int, contentHash: UInt64) in
+        return try meta.withUnsafeBufferPointer { (metaWords) throws(FileReadError) -> Int in
             let sections = Self.sections(of: set, meta: metaWords)
             let tableEnd = FenceFileFormat.padded(FenceFileFormat.headerSize + sections.count * FenceFileFormat.entrySize)
             var offsets: [Int] = []
@@ -70,8 +70,7 @@ enum FenceFileWriter {
             header.appendLittleEndian(UInt32(sections.count))
             header.appendLittleEndian(UInt64(end))
             header.appendLittleEndian(UInt64(set.count))
-            let contentHash = table.withUnsafeBytes { XXH64.hash($0) }
-            header.appendLittleEndian(contentHash)
+            header.appendLittleEndian(table.withUnsafeBytes { XXH64.hash($0) })
             header.append(contentsOf: [UInt8](repeating: 0, count: FenceFileFormat.headerSize - header.count))
             let headerHash = header.withUnsafeBytes { XXH64.hash($0) }
             header.replaceSubrange(40..<48, with: withUnsafeBytes(of: headerHash.littleEndian) { Array($0) })
@@ -92,7 +91,7 @@ enum FenceFileWriter {
                 if padding > 0 { try writer.write(Array(zeros[0..<padding])) }
             }
             try writer.commit()
-            return (end, contentHash)
+            return end
         }
     }
 }
