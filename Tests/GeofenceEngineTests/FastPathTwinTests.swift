@@ -193,7 +193,11 @@ struct BatchContainmentTests {
             }
             let one = ContainmentEvaluator.TileLayout(directory: directory, hotBytes: evaluator.fenceSet.hotBytes, tileBytes: 1)
             #expect(one.count == directory.columns * directory.rows + 1, "seed \(seed) \(name): one tile per cell")
-            for tileBytes in [1, 4_096, ContainmentEvaluator.tileBytes] {
+            // Few fixes: squares of cells, so the tiles' counts stay below the fixes' work.
+            let cells = directory.columns * directory.rows
+            let few = ContainmentEvaluator.TileLayout(directory: directory, hotBytes: evaluator.fenceSet.hotBytes, tileBytes: 1, fixes: 8)
+            #expect(cells <= 32 || (few.shift > 0 && few.count < one.count), "seed \(seed) \(name): \(few.count) tiles for 8 fixes")
+            for tileBytes in [1, 4_096, 256 << 10, ContainmentEvaluator.tileBytes] {
                 let scratch = evaluator.batchScratch()
                 let found = try latitudes.withUnsafeBufferPointer { lat in
                     try longitudes.withUnsafeBufferPointer { lon in

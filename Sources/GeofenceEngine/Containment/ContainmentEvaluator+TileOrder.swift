@@ -1,27 +1,28 @@
 import GeofenceGEOS
 
 extension ContainmentEvaluator {
-    /// The batch query in tile order: the grid is cut into tiles of cells whose fence data
-    /// fits a core's second-level cache (``tileBytes``); the fixes are moved tile by tile (one
-    /// counting pass and one scatter, carrying their coordinates), the blocked query runs over
-    /// them, and the pairs are put back in input order by a stable radix sort by fix index
-    /// (which keeps each fix's slots ascending).
+    /// The batch query in tile order: the grid is cut into tiles of cells (``TileLayout``:
+    /// single cells unless the fixes are too few for that); the fixes are moved tile by tile
+    /// (one counting pass and one scatter, carrying their coordinates), the blocked query runs
+    /// over them, and the pairs are put back in input order by a stable radix sort by fix
+    /// index (which keeps each fix's slots ascending).
     ///
     /// In the fixes' own order, neighbouring fixes rarely share a region (devices interleave
     /// in time), so once the fences' data outgrows the caches every fix's cell, boxes, records
-    /// and edges are cache misses; tile by tile they are mostly hits. A full sort by cell
-    /// would add little locality for two more passes and a random gather (measured: the sort
-    /// was half of the batch at 10k fences).
-    /// `tileBytes` is the fence data a tile aims for (the tests make it tiny, so that tiles are
-    /// single cells and the reordering is thorough). Returns the pairs' count in `scratch.pairs`.
-    /// - Complexity: O(n) time for n fixes, O(n) scratch (about 40 bytes a fix, kept).
+    /// and edges are cache misses; cell by cell, the fixes of a cell share its entries,
+    /// records, polygon cells and edges, first-level cache hits after the first fix.
+    /// `tileBytes` is the fence data a tile aims for (see ``TileLayout``). Returns the pairs'
+    /// count in `scratch.pairs`.
+    /// - Complexity: O(n) time for n fixes (at most n / ``minimumFixesPerTile`` tiles), O(n)
+    ///   scratch (about 40 bytes a fix, kept).
     func containingInTileOrder(
         _ lat: UnsafePointer<Double>, _ lon: UnsafePointer<Double>, _ levels: UnsafePointer<Int>?, count n: Int,
         options: ContainmentOptions, scratch: BatchScratch, tileBytes: Int = tileBytes
     ) throws(GEOSError) -> Int {
         let directory = hot.directory
         scratch.reserve(n)
-        let layout = TileLayout(directory: directory, hotBytes: fenceSet.hotBytes, tileBytes: tileBytes)
+        let layout = TileLayout(
+            directory: directory, hotBytes: fenceSet.hotBytes, tileBytes: tileBytes, fixes: n / Self.minimumFixesPerTile)
         let tiles = layout.count
         // Pass 1: each fix's tile (the last bucket: outside the grid), and the tiles' sizes.
         let tileOf = scratch.tileOf
@@ -34,17 +35,25 @@ extension ContainmentEvaluator {
             starts[t &+ 1] &+= 1
         }
         for t in 0..<tiles { starts[t &+ 1] &+= starts[t] }
-        // Pass 2: the fixes tile by tile, in input order within a tile.
+        // Pass 2: the fixes' indexes tile by tile, in input order within a tile. Only the
+        // index is scattered: with one tile per cell thousands of places are written at once,
+        // and the coordinates and index scattered together were three cache misses a fix (16 %
+        // of the batch at 10k fences; 26.1 → 29.0 M fixes/s with the gather below). Scattering
+        // first into 256 bands of tiles, then band by band, was slower still (22–25.5 M/s).
         let sLat = scratch.latitudes, sLon = scratch.longitudes, sIndex = scratch.indexes, sLevel = scratch.levels
         for i in 0..<n {
             let t = Int(tileOf[i])
             let at = starts[t]
             starts[t] = at &+ 1
-            sLat[at] = lat[i]
-            sLon[at] = lon[i]
             sIndex[at] = Int32(truncatingIfNeeded: i)
-            if let levels { sLevel[at] = levels[i] }
         }
+        // Pass 3: the coordinates gathered in that order (independent reads, in flight together).
+        for k in 0..<n {
+            let i = Int(sIndex[k])
+            sLat[k] = lat[i]
+            sLon[k] = lon[i]
+        }
+        if let levels { for k in 0..<n { sLevel[k] = levels[Int(sIndex[k])] } }
         let found = try blocks(
             sLat, sLon, levels == nil ? nil : UnsafePointer(sLevel), indexes: sIndex, count: n, options: options, scratch: scratch)
         // Back to input order.
@@ -53,19 +62,28 @@ extension ContainmentEvaluator {
         return found
     }
 
-    /// Bytes of fence data a tile aims for: a share of a core's second-level cache.
-    static let tileBytes = 256 << 10
+    /// Bytes of fence data a tile aims for: 1 KiB, less than any directory cell holds on the
+    /// peers' world, so a tile is one cell. Measured on the peers' 1M fixes (one thread, in
+    /// process; 2026-11-25): one-cell tiles 26.2–27.3 M fixes/s at 10k fences and 3.46–3.55 M
+    /// at 100k, where tiles of 256 KiB (a share of a core's second-level cache, the previous
+    /// choice) gave 18.5–18.7 M and 3.07–3.09 M; 8–16 KiB lay between.
+    static let tileBytes = 1 << 10
+    /// Fixes a tile gets at least, on average: fewer tiles than cells when the batch is small
+    /// (`geofence contains` hands over about 90k fixes at a time), so the tiles' counts never
+    /// cost more than the fixes (at most n / 4 of them). 4 and 16 measured the same.
+    static let minimumFixesPerTile = 4
 
-    /// Tiles of the grid directory: squares of 2^k × 2^k cells, about ``tileBytes`` of the
-    /// fences' hot data each (assuming it is spread evenly over the cells), numbered row by row.
+    /// Tiles of the grid directory: squares of 2^k × 2^k cells, about `tileBytes` of the
+    /// fences' hot data each (assuming it is spread evenly over the cells) and at most `fixes`
+    /// of them, numbered row by row.
     struct TileLayout {
         let shift: Int
         let columns: Int
         let count: Int
 
-        init(directory: CellDirectory.View, hotBytes: Int, tileBytes: Int = ContainmentEvaluator.tileBytes) {
+        init(directory: CellDirectory.View, hotBytes: Int, tileBytes: Int = ContainmentEvaluator.tileBytes, fixes: Int = Int.max) {
             let cells = Swift.max(1, directory.columns &* directory.rows)
-            let wanted = Swift.max(1, hotBytes / Swift.max(1, tileBytes))
+            let wanted = Swift.max(1, Swift.min(fixes, hotBytes / Swift.max(1, tileBytes)))
             var shift = 0
             while shift < 30 && (1 << (2 * (shift + 1))) * wanted <= cells { shift += 1 }
             self.shift = shift

@@ -55,8 +55,8 @@ public enum ContainmentOrder: Sendable, Hashable {
     case automatic
     /// Input order, in blocks whose cell lookups are issued together.
     case input
-    /// Grouped by tiles of the grid whose fences fit a core's cache, in input order within a
-    /// tile, so a tile's fences stay in cache while its fixes are tested; the pairs are put
-    /// back in input order.
+    /// Grouped by the directory's cells (by squares of cells when the fixes are too few for
+    /// that), in input order within a group, so a cell's fences stay in cache while its fixes
+    /// are tested; the pairs are put back in input order.
     case tiles
 }
