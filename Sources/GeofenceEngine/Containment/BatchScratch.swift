@@ -27,7 +27,11 @@ final class BatchScratch {
 
     // The tile-order pass (grown to the largest batch seen).
     private(set) var capacity = 0
-    /// Each fix's tile.
+    /// The first pass over the whole batch: the fixes some box may hold (indexes into the
+    /// batch) and their fine cells.
+    private(set) var everyIndex: UnsafeMutablePointer<Int32>
+    private(set) var everyFine: UnsafeMutablePointer<UInt64>
+    /// Each located fix's tile.
     private(set) var tileOf: UnsafeMutablePointer<UInt32>
     /// Where each tile's fixes start (grown to the most tiles seen).
     private(set) var tileStarts: UnsafeMutablePointer<Int>
@@ -54,6 +58,8 @@ final class BatchScratch {
         located = .allocate(capacity: Self.chunkSize)
         locatedFine = .allocate(capacity: Self.chunkSize)
         tileOf = .allocate(capacity: 1)
+        everyIndex = .allocate(capacity: 1)
+        everyFine = .allocate(capacity: 1)
         tileStarts = .allocate(capacity: 1)
         latitudes = .allocate(capacity: 1)
         longitudes = .allocate(capacity: 1)
@@ -77,6 +83,8 @@ final class BatchScratch {
         releaseSortMemory()
         capacity = n
         tileOf = .allocate(capacity: n)
+        everyIndex = .allocate(capacity: n)
+        everyFine = .allocate(capacity: n)
         latitudes = .allocate(capacity: n)
         longitudes = .allocate(capacity: n)
         levels = .allocate(capacity: n)
@@ -99,6 +107,7 @@ final class BatchScratch {
 
     private func releaseSortMemory() {
         tileOf.deallocate()
+        everyIndex.deallocate(); everyFine.deallocate()
         latitudes.deallocate(); longitudes.deallocate(); levels.deallocate()
         indexes.deallocate()
     }

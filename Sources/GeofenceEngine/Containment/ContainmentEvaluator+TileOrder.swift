@@ -1,61 +1,73 @@
 import GeofenceGEOS
 
 extension ContainmentEvaluator {
-    /// The batch query in tile order: the grid is cut into tiles of cells (``TileLayout``:
-    /// single cells unless the fixes are too few for that); the fixes are moved tile by tile
-    /// (one counting pass and one scatter, carrying their coordinates), the blocked query runs
-    /// over them, and the pairs are put back in input order by a stable radix sort by fix
-    /// index (which keeps each fix's slots ascending).
+    /// The batch query in tile order: the first pass (``CellDirectory/View/locate(latitudes:longitudes:count:indexes:fine:)``)
+    /// keeps the fixes whose fine cell some fence's box reaches; those alone are grouped by
+    /// tiles of cells (``TileLayout``: single cells unless the fixes are too few for that), in
+    /// input order within a tile (a counting pass and a scatter of their positions, then their
+    /// coordinates gathered); the later stages run over them tile by tile, and the pairs are
+    /// put back in input order by a stable radix sort by fix index (which keeps each fix's
+    /// slots ascending).
     ///
     /// In the fixes' own order, neighbouring fixes rarely share a region (devices interleave
     /// in time), so once the fences' data outgrows the caches every fix's cell, boxes, records
     /// and edges are cache misses; cell by cell, the fixes of a cell share its entries,
-    /// records, polygon cells and edges, first-level cache hits after the first fix.
+    /// records, polygon cells and edges, first-level cache hits after the first fix. Fixes no
+    /// box reaches (nine in ten with 1k fences) are never moved.
     /// `tileBytes` is the fence data a tile aims for (see ``TileLayout``). Returns the pairs'
     /// count in `scratch.pairs`.
-    /// - Complexity: O(n) time for n fixes (at most n / ``minimumFixesPerTile`` tiles), O(n)
-    ///   scratch (about 40 bytes a fix, kept).
+    /// - Complexity: O(n) time for n fixes (at most m / ``minimumFixesPerTile`` tiles for the m
+    ///   located), O(n) scratch (about 60 bytes a fix, kept).
     func containingInTileOrder(
         _ lat: UnsafePointer<Double>, _ lon: UnsafePointer<Double>, _ levels: UnsafePointer<Int>?, count n: Int,
         options: ContainmentOptions, scratch: BatchScratch, tileBytes: Int = tileBytes
     ) throws(GEOSError) -> Int {
         let directory = hot.directory
         scratch.reserve(n)
+        // Pass 1: the fixes some box may hold, with their fine cells.
+        let everyIndex = scratch.everyIndex, everyFine = scratch.everyFine
+        let m = directory.locate(latitudes: lat, longitudes: lon, count: n, indexes: everyIndex, fine: everyFine)
+        guard m > 0 else { return 0 }
         let layout = TileLayout(
-            directory: directory, hotBytes: fenceSet.hotBytes, tileBytes: tileBytes, fixes: n / Self.minimumFixesPerTile)
+            directory: directory, hotBytes: fenceSet.hotBytes, tileBytes: tileBytes, fixes: m / Self.minimumFixesPerTile)
         let tiles = layout.count
-        // Pass 1: each fix's tile (the last bucket: outside the grid), and the tiles' sizes.
+        // Pass 2: their tiles, and the tiles' sizes.
         let tileOf = scratch.tileOf
         scratch.reserveTiles(tiles)
         let starts = scratch.tileStarts
         starts.initialize(repeating: 0, count: tiles + 1)
-        for i in 0..<n {
-            let t = layout.tile(directory.cellCoordinates(latitude: lat[i], longitude: lon[i]))
-            tileOf[i] = UInt32(truncatingIfNeeded: t)
+        let fineShift = directory.fineShift
+        for k in 0..<m {
+            let f = everyFine[k]
+            let column = Int(truncatingIfNeeded: f & 0xFFFF_FFFF) &>> fineShift, row = Int(truncatingIfNeeded: f &>> 32) &>> fineShift
+            let t = layout.tile((column, row))
+            tileOf[k] = UInt32(truncatingIfNeeded: t)
             starts[t &+ 1] &+= 1
         }
         for t in 0..<tiles { starts[t &+ 1] &+= starts[t] }
-        // Pass 2: the fixes' indexes tile by tile, in input order within a tile. Only the
-        // index is scattered: with one tile per cell thousands of places are written at once,
-        // and the coordinates and index scattered together were three cache misses a fix (16 %
-        // of the batch at 10k fences; 26.1 → 29.0 M fixes/s with the gather below). Scattering
-        // first into 256 bands of tiles, then band by band, was slower still (22–25.5 M/s).
+        // Pass 3: their indexes in tile order. Only the index is scattered: with one tile per
+        // cell thousands of places are written at once, and the coordinates and index
+        // scattered together were three cache misses a fix (16 % of the batch at 10k fences;
+        // 26.1 → 29.0 M fixes/s with the gather below). Scattering first into 256 bands of
+        // tiles, then band by band, was slower still (22–25.5 M/s).
         let sLat = scratch.latitudes, sLon = scratch.longitudes, sIndex = scratch.indexes, sLevel = scratch.levels
-        for i in 0..<n {
-            let t = Int(tileOf[i])
+        for k in 0..<m {
+            let t = Int(tileOf[k])
             let at = starts[t]
             starts[t] = at &+ 1
-            sIndex[at] = Int32(truncatingIfNeeded: i)
+            sIndex[at] = everyIndex[k]
         }
-        // Pass 3: the coordinates gathered in that order (independent reads, in flight together).
-        for k in 0..<n {
+        // Pass 4: their coordinates gathered in that order (independent reads, in flight together).
+        for k in 0..<m {
             let i = Int(sIndex[k])
             sLat[k] = lat[i]
             sLon[k] = lon[i]
         }
-        if let levels { for k in 0..<n { sLevel[k] = levels[Int(sIndex[k])] } }
-        let found = try blocks(
-            sLat, sLon, levels == nil ? nil : UnsafePointer(sLevel), indexes: sIndex, count: n, options: options, scratch: scratch)
+        if let levels { for k in 0..<m { sLevel[k] = levels[Int(sIndex[k])] } }
+        // Their cells are computed again from the coordinates: cheaper than a gathered read.
+        let found = try answer(
+            sLat, sLon, levels == nil ? nil : UnsafePointer(sLevel), indexes: sIndex, located: nil, base: 0, fine: nil,
+            count: m, found: 0, options: options, scratch: scratch)
         // Back to input order.
         RadixSort.byHighWord(
             count: found, largest: UInt64(n), keys: { scratch.pairs }, spare: { scratch.pairSpare }, swap: scratch.swapPairBuffers)
