@@ -2,8 +2,9 @@
 /// reused by each of its queries (grown, never shrunk), so a warm batch allocates nothing.
 final class BatchScratch {
     /// Fixes per block: their cell lookups are issued together, then their box checks, then
-    /// their exact tests.
-    static let blockSize = 16
+    /// their exact tests. 64: in tile order a block's fixes mostly share a cell, and 64 measured
+    /// 3–6 % faster than 16 at 10k and 100k fences (128 the same as 64; 2026-11-25).
+    static let blockSize = 64
     /// Fixes per chunk of the first pass, which keeps those whose cell has entries.
     static let chunkSize = 1024
 
