@@ -39,7 +39,9 @@ final class BatchWorker {
     private var events: [GeofenceEvent] = []
     private var nearby: [FenceDistance] = []
     private var records: [FixRecord] = []
-    private var slots: [Int32] = []
+    /// A device's fixes for the batch containment query, and its answer.
+    private var latitudes: [Double] = [], longitudes: [Double] = [], levels: [Int] = []
+    private var pairs = ContainmentPairs()
     /// Two sets of window lines, used by alternate windows: the devices this worker
     /// evaluates in a window append their lines to the window's set, and the writer reads
     /// them from there while the next window fills the other set. Reused window after window,
@@ -60,6 +62,25 @@ final class BatchWorker {
     func startWindow(_ set: Int) {
         currentSet = set
         windowLines[set].count = 0
+    }
+
+    /// The fences containing each of `records`, by the batch query (fix index, slot).
+    private func containing(_ records: [FixRecord], options: ContainmentOptions, into pairs: inout ContainmentPairs) throws(GEOSError) {
+        var latitudes = self.latitudes, longitudes = self.longitudes, levels = self.levels
+        self.latitudes = []; self.longitudes = []; self.levels = []
+        defer { self.latitudes = latitudes; self.longitudes = longitudes; self.levels = levels }
+        latitudes.removeAll(keepingCapacity: true)
+        longitudes.removeAll(keepingCapacity: true)
+        levels.removeAll(keepingCapacity: true)
+        var anyLevel = false
+        for record in records {
+            latitudes.append(record.latitude)
+            longitudes.append(record.longitude)
+            levels.append(record.level == Int32.min ? Int.min : Int(record.level))
+            if record.level != Int32.min { anyLevel = true }
+        }
+        try evaluator.containing(
+            latitudes: latitudes, longitudes: longitudes, levels: anyLevel ? levels : nil, options: options, into: &pairs)
     }
 
     /// Runs one device's fixes through a fresh tracker, in time order, then the end-of-input
@@ -83,20 +104,26 @@ final class BatchWorker {
             self.nearby = nearby
             self.records = records
         }
-        var slots = self.slots
-        self.slots = []
-        defer { self.slots = slots }
         fixes.gather(into: &records)
         let exact = context.observationIsContainment
         let options = context.configuration.containmentOptions
-        for record in records {
+        var pairs = self.pairs
+        self.pairs = ContainmentPairs()
+        defer { self.pairs = pairs }
+        if exact {
+            // What `observe` does in this case, for all the device's fixes in one batch query
+            // (ingestion already refused the fixes it would refuse): pairs in fix order.
+            try containing(records, options: options, into: &pairs)
+        }
+        var next = 0
+        for (k, record) in records.enumerated() {
             let fix = record.fix
             if exact {
-                // What `observe` does in this case, without its general steps: ingestion
-                // already refused the fixes it would refuse.
-                try evaluator.containingDistances(
-                    latitude: fix.latitude, longitude: fix.longitude, level: fix.level, options: options,
-                    slots: &slots, into: &nearby)
+                nearby.removeAll(keepingCapacity: true)
+                while next < pairs.count && Int(pairs.fixes[next]) == k {
+                    nearby.append(FenceDistance(slot: pairs.slots[next], distance: 0))
+                    next += 1
+                }
             } else {
                 _ = try context.observe(fix, using: evaluator, buffer: &nearby)  // fills `nearby`
             }
