@@ -39,7 +39,8 @@ struct ContainsCommand: ParsableCommand {
 
     func run() throws {
         try OutputFiles.refuseOverlap(outputs: [("--output", output)], inputs: [("--fences", fences), ("--fixes", fixes)])
-        let fenceSet = try FenceLoading.load(path: fences, repair: repair)
+        // Built for containment alone: no enclosing circles, event fragments or R-tree.
+        let fenceSet = try FenceLoading.load(path: fences, repair: repair, purpose: .containment)
         if fenceSet.repairedCount > 0 {
             FileHandleText.standardError("\(fences): repaired \(fenceSet.repairedCount) invalid polygon(s) with MakeValid\n")
         }

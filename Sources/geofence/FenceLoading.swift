@@ -9,9 +9,9 @@ enum FenceLoading {
     /// and what loading freed goes back to the system before the command's own work. A
     /// compiled file is checked in full the first time and whenever it changed
     /// (``verification``).
-    static func load(path: String, repair: Bool) throws(CLIError) -> FenceSet {
+    static func load(path: String, repair: Bool, purpose: FenceSet.Purpose = .everything) throws(CLIError) -> FenceSet {
         do {
-            return try FenceSet.load(path: path, repair: repair, verification: verification)
+            return try FenceSet.load(path: path, repair: repair, verification: verification, purpose: purpose)
         } catch let error as FenceValidationError {
             for problem in error.problems { FileHandleText.standardError("\(path): \(problem)\n") }
             let hint = repair ? "" : " (run `geofence validate --fences \(path)`, or add --repair for invalid polygons)"

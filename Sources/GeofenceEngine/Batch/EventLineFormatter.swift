@@ -22,6 +22,7 @@ struct EventLineFormatter: Sendable {
         }
         heads = FrozenBuffer(text)
         headStarts = FrozenBuffer(starts)
+        fenceSet.storage.requireEverything("event lines")
         fences = fenceSet.storage.eventFragments
     }
 

@@ -68,6 +68,7 @@ public final class TrackerContext: Sendable {
         // 0, a negative or a non-number disables dwell; a positive time is at least 1 ms.
         defaultDwellMilliseconds = FenceSetBuilder.trackerDwell(configuration.dwell)
         maximumReach = Swift.max(configuration.enterToleranceFraction, configuration.exitToleranceFraction) * fenceSet.storage.largestRadius
+        fenceSet.storage.requireEverything("tracking")
         circles = FrozenPointer(fenceSet.storage.enclosingCircles)
         levels = FrozenPointer(fenceSet.storage.levels)
         fenceDwell = FrozenPointer(fenceSet.storage.dwellMilliseconds)

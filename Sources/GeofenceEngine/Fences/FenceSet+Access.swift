@@ -17,10 +17,14 @@ extension FenceSet {
     /// The radius wherever one is needed: the circle's, or the polygon's minimum enclosing
     /// circle's, in metres.
     @inline(__always)
-    public func radius(at slot: Int) -> Double { storage.enclosingCircles[slot].z }
+    public func radius(at slot: Int) -> Double {
+        if !isCircle(at: slot) { storage.requireEverything("a polygon's radius") }
+        return storage.enclosingCircles[slot].z
+    }
 
     /// The circle, or the polygon's minimum enclosing circle.
     public func enclosingCircle(at slot: Int) -> EnclosingCircle {
+        if !isCircle(at: slot) { storage.requireEverything("a polygon's enclosing circle") }
         let c = storage.enclosingCircles[slot]
         return EnclosingCircle(center: Coordinate(latitude: c.x, longitude: c.y), radius: c.z)
     }
@@ -62,8 +66,10 @@ extension FenceSet {
 
     /// The shape of the fence in `slot`.
     public func shape(at slot: Int) -> FenceShape {
-        let c = storage.enclosingCircles[slot]
-        if isCircle(at: slot) { return .circle(center: Coordinate(latitude: c.x, longitude: c.y), radius: c.z) }
+        if isCircle(at: slot) {
+            let c = storage.enclosingCircles[slot]
+            return .circle(center: Coordinate(latitude: c.x, longitude: c.y), radius: c.z)
+        }
         return .polygon(storage.shapes.multiPolygon(position: Int(storage.storageIndex[slot])))
     }
 

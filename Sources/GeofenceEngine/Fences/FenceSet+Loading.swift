@@ -42,13 +42,17 @@ extension FenceSet {
     /// - Throws: ``FenceFileError`` when the file cannot be read, is not JSON, or is neither a
     ///   FeatureCollection nor a sequence of features; ``GEOSError`` when GEOS itself fails.
     package static func inspect(path: String, repair: Bool) throws -> FenceFileReport {
+        try inspect(path: path, checks: FenceGeometryCheck.Options(repair: repair))
+    }
+
+    private static func inspect(path: String, checks: FenceGeometryCheck.Options) throws -> FenceFileReport {
         let file: MappedFile
         do {
             file = try MappedFile(path: path)
         } catch {
             throw FenceFileError(path: path, reason: error.reason)
         }
-        return try inspect(file.bytes, name: path, repair: repair, file: file)
+        return try inspect(file.bytes, name: path, checks: checks, file: file)
     }
 
     /// ``inspect(path:repair:)`` of bytes in memory: the entry point for tests and fuzzing of
@@ -57,15 +61,16 @@ extension FenceSet {
     package static func inspect(
         bytes: UnsafeRawBufferPointer, name: String = "<bytes>", repair: Bool = false, threads: Int? = nil, sliceBytes: Int? = nil
     ) throws -> FenceFileReport {
-        try inspect(bytes, name: name, repair: repair, file: nil, threads: threads, sliceBytes: sliceBytes)
+        try inspect(bytes, name: name, checks: FenceGeometryCheck.Options(repair: repair), file: nil, threads: threads, sliceBytes: sliceBytes)
     }
 
     private static func inspect(
-        _ bytes: UnsafeRawBufferPointer, name: String, repair: Bool, file: MappedFile?, threads: Int? = nil, sliceBytes: Int? = nil
+        _ bytes: UnsafeRawBufferPointer, name: String, checks: FenceGeometryCheck.Options, file: MappedFile?, threads: Int? = nil,
+        sliceBytes: Int? = nil
     ) throws -> FenceFileReport {
         PhaseTrace.mark("start")
         let decoded = try GeoJSONFenceReader.read(
-            bytes, name: name, repair: repair, threads: threads ?? Platform.coreCount, file: file, sliceBytes: sliceBytes)
+            bytes, name: name, checks: checks, threads: threads ?? Platform.coreCount, file: file, sliceBytes: sliceBytes)
         // Duplicate ids among every feature that got through decoding (valid or not), as the
         // validator checked them: a duplicate is reported as such, not for its geometry.
         PhaseTrace.mark("decode")
@@ -91,10 +96,28 @@ extension FenceSet {
     /// - Throws: ``FenceFileError`` for an unreadable or damaged file, ``FenceValidationError``
     ///   listing every bad feature, ``GEOSError`` when GEOS fails.
     public static func load(path: String, repair: Bool = false, verification: FenceFileVerification = .full) throws -> FenceSet {
+        try load(path: path, repair: repair, verification: verification, purpose: .everything)
+    }
+
+    /// What a set loaded from GeoJSON is built for.
+    package enum Purpose: Sendable {
+        /// Every query.
+        case everything
+        /// Containment alone (`geofence contains`): the polygons' enclosing circles, the
+        /// R-tree (while the grid directory answers) and the event lines' fragments are not
+        /// built, which were 8 % of the command with 100k fences. Any other query on such a
+        /// set stops the program (``FenceStorage/requireEverything(_:)``). A compiled file
+        /// holds everything either way.
+        case containment
+    }
+
+    /// ``load(path:repair:verification:)`` for a purpose.
+    package static func load(path: String, repair: Bool, verification: FenceFileVerification, purpose: Purpose) throws -> FenceSet {
         if isCompiled(path: path) { return try open(path: path, verification: verification) }
-        var report = try inspect(path: path, repair: repair)
+        var report = try inspect(
+            path: path, checks: FenceGeometryCheck.Options(repair: repair, enclosingCircles: purpose == .everything))
         if !report.problems.isEmpty { throw FenceValidationError(problems: report.problems) }
-        let set = FenceSet(report: &report)
+        let set = FenceSet(report: &report, purpose: purpose)
         PhaseTrace.mark("build")
         CHeap.returnFreedMemory()  // what loading freed (GEOS's geometries, the records) goes back
         PhaseTrace.mark("heap trim")
@@ -102,9 +125,9 @@ extension FenceSet {
     }
 
     /// The set of a report without problems; the report's records are consumed.
-    convenience init(report: inout FenceFileReport) {
+    convenience init(report: inout FenceFileReport, purpose: Purpose = .everything) {
         let slots = report.slots
-        self.init(storage: FenceSetBuilder.build(&report.chunks, slots: slots), repairedCount: report.repairedCount)
+        self.init(storage: FenceSetBuilder.build(&report.chunks, slots: slots, purpose: purpose), repairedCount: report.repairedCount)
         report.chunks = []
     }
 }

@@ -22,7 +22,11 @@ public final class FenceSet: Sendable {
     let storage: FenceStorage
 
     /// The packed R-tree over every fence's boxes (values: slots); nearest and box queries.
-    package var index: PackedRTree { storage.index }
+    package var index: PackedRTree {
+        // Built for containment alone, the set has its tree only where the directory is off.
+        if storage.directory.isEnabled { storage.requireEverything("the R-tree") }
+        return storage.index
+    }
     /// A grid over the same boxes for point queries (see ``CellDirectory``).
     package var directory: CellDirectory { storage.directory }
 

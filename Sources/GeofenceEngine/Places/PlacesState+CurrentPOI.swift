@@ -12,6 +12,7 @@ extension PlacesState {
     /// The current POI after an entry or exit.
     /// - Complexity: O(e).
     static func currentByEntry(_ entered: [Entry], fences: FenceSet) -> Int32? {
+        fences.storage.requireEverything("Places")
         let ranks = fences.storage.ranks.pointer, radii = fences.storage.enclosingCircles.pointer
         var best: Entry? = nil
         for entry in entered {
@@ -33,6 +34,7 @@ extension PlacesState {
     /// The current POI after a nearby recalculation from `position`.
     /// - Complexity: O(e).
     static func currentByDistance(_ entered: [Entry], from position: Coordinate, fences: FenceSet) -> Int32? {
+        fences.storage.requireEverything("Places")
         let ranks = fences.storage.ranks.pointer, radii = fences.storage.enclosingCircles.pointer
         var best: (slot: Int32, distance: Double)? = nil
         for entry in entered {

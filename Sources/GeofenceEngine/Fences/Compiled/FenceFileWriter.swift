@@ -9,6 +9,7 @@ enum FenceFileWriter {
 
     /// The sections of `set` in file order, with the META words in `meta` (kept alive by the caller).
     static func sections(of set: FenceSet, meta: UnsafeBufferPointer<UInt64>) -> [Section] {
+        set.storage.requireEverything("writing a compiled file")
         func s<T>(_ id: FenceSectionID, _ buffer: FrozenBuffer<T>) -> Section {
             Section(id: id, elementSize: MemoryLayout<T>.stride, bytes: buffer.bytes)
         }

@@ -16,7 +16,7 @@ extension GeoJSONFenceReader {
     ///
     /// - Throws: ``SliceSyntaxError`` when the text is not JSON.
     static func link(
-        _ bytes: UnsafeRawBufferPointer, start: Int, layout: GeoJSONSegment.Layout, depth: Int, name: String, repair: Bool,
+        _ bytes: UnsafeRawBufferPointer, start: Int, layout: GeoJSONSegment.Layout, depth: Int, name: String, checks: FenceGeometryCheck.Options,
         threads: Int, file: MappedFile?, sliceBytes: Int? = nil
     ) throws(SliceSyntaxError) -> (decoded: Decoded, end: Int) {
         let size = bytes.count - start
@@ -28,7 +28,7 @@ extension GeoJSONFenceReader {
         ParallelWorkers.run(count: count, threads: threads) { k, _ in
             let segment = GeoJSONSegment.read(
                 shared.bytes, from: bounds[k], to: bounds[k + 1], first: k == 0 ? start : nil, arrayStart: k == 0 && layout == .array,
-                layout: layout, depth: depth, repair: repair)
+                layout: layout, depth: depth, checks: checks)
             if let from = segment.start { file?.release(from..<segment.next) }
             segments[k] = segment
         }
@@ -39,7 +39,7 @@ extension GeoJSONFenceReader {
             var segment = segments[k]!
             segments[k] = nil
             if segment.start != cursor {
-                segment = GeoJSONSegment.read(bytes, from: bounds[k], to: bounds[k + 1], first: cursor, layout: layout, depth: depth, repair: repair)
+                segment = GeoJSONSegment.read(bytes, from: bounds[k], to: bounds[k + 1], first: cursor, layout: layout, depth: depth, checks: checks)
             }
             if let position = segment.syntaxError {
                 throw SliceSyntaxError(featureStart: segment.lastStart, position: position)

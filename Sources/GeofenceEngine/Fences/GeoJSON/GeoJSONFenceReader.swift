@@ -46,7 +46,7 @@ package enum GeoJSONFenceReader {
     ///
     /// - Parameter sliceBytes: the slice size (tests use tiny ones); by default 1 to 16 MiB.
     static func read(
-        _ bytes: UnsafeRawBufferPointer, name: String, repair: Bool, threads: Int, file: MappedFile? = nil, sliceBytes: Int? = nil
+        _ bytes: UnsafeRawBufferPointer, name: String, checks: FenceGeometryCheck.Options, threads: Int, file: MappedFile? = nil, sliceBytes: Int? = nil
     ) throws -> Decoded {
         guard bytes.count > 0 else { throw syntaxError(bytes, name: name, at: 0) }
         var decoded: Decoded
@@ -54,14 +54,14 @@ package enum GeoJSONFenceReader {
         case .sequence(let first):
             do {
                 decoded = try link(
-                    bytes, start: first, layout: .sequence, depth: 0, name: name, repair: repair, threads: threads, file: file,
+                    bytes, start: first, layout: .sequence, depth: 0, name: name, checks: checks, threads: threads, file: file,
                     sliceBytes: sliceBytes).decoded
                 decoded.isSequence = true
             } catch {
                 throw recordSyntaxError(bytes, name: name, error)
             }
         case .collection:
-            decoded = try readCollection(bytes, name: name, repair: repair, threads: threads, file: file, sliceBytes: sliceBytes)
+            decoded = try readCollection(bytes, name: name, checks: checks, threads: threads, file: file, sliceBytes: sliceBytes)
         }
         if let failure = decoded.geometryError { throw failure.error }
         return decoded
@@ -116,7 +116,7 @@ package enum GeoJSONFenceReader {
     /// A FeatureCollection: the root's members in order, each `features` array read in parallel
     /// (the last one counts); then the checks of the root.
     private static func readCollection(
-        _ bytes: UnsafeRawBufferPointer, name: String, repair: Bool, threads: Int, file: MappedFile?, sliceBytes: Int?
+        _ bytes: UnsafeRawBufferPointer, name: String, checks: FenceGeometryCheck.Options, threads: Int, file: MappedFile?, sliceBytes: Int?
     ) throws -> Decoded {
         let base = bytes.baseAddress!.assumingMemoryBound(to: UInt8.self)
         var s = GeoJSONScanner(base: base, from: bomLength(bytes), end: bytes.count)
@@ -146,7 +146,7 @@ package enum GeoJSONFenceReader {
                         s.skipWhitespace()
                         do {
                             let (decoded, end) = try link(
-                                bytes, start: s.i, layout: .array, depth: 2, name: name, repair: repair, threads: threads, file: file,
+                                bytes, start: s.i, layout: .array, depth: 2, name: name, checks: checks, threads: threads, file: file,
                                 sliceBytes: sliceBytes)
                             features = decoded
                             s.i = end

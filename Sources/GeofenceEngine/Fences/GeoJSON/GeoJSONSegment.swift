@@ -45,7 +45,7 @@ struct GeoJSONSegment {
     ///   - depth: the nesting of a feature's container (2 in a FeatureCollection, 0 in a sequence).
     static func read(
         _ bytes: UnsafeRawBufferPointer, from: Int, to: Int, first: Int?, arrayStart: Bool = false, layout: Layout, depth: Int,
-        repair: Bool
+        checks: FenceGeometryCheck.Options
     ) -> GeoJSONSegment {
         var segment = GeoJSONSegment()
         let base = bytes.baseAddress!.assumingMemoryBound(to: UInt8.self)
@@ -56,7 +56,7 @@ struct GeoJSONSegment {
         segment.start = start
         segment.reader.records.reserve(forBytes: to - start)
         var s = GeoJSONScanner(base: base, from: start, end: bytes.count)
-        var check = FenceGeometryCheck(repair: repair)
+        var check = FenceGeometryCheck(checks)
         while true {
             // At a feature (or, first in an array, possibly at its `]`).
             if arrayStart, segment.count == 0, s.current == UInt8(ascii: "]") {

@@ -12,7 +12,11 @@ enum FenceSetBuilder {
     /// been copied.
     ///
     /// - Complexity: O(n log n + v) for n fences and v vertices.
-    static func build(_ chunks: inout [FenceRecords], slots: [RecordReference], threads: Int = Platform.coreCount) -> FenceStorage {
+    static func build(
+        _ chunks: inout [FenceRecords], slots: [RecordReference], threads: Int = Platform.coreCount,
+        purpose: FenceSet.Purpose = .everything
+    ) -> FenceStorage {
+        let everything = purpose == .everything
         let n = slots.count
         let g = gather(chunks, slots, threads: threads)
         // The R-tree and the storage order share one Hilbert sort when every fence has one box.
@@ -37,12 +41,17 @@ enum FenceSetBuilder {
         // the parts took 23 and the chunks 9 after them.
         let tree = TaskResult<PackedRTree>(), directory = TaskResult<CellDirectory>()
         let fragments = TaskResult<ByteTable>(), idTable = TaskResult<FenceIDTable>()
-        let parts: [@Sendable () -> Void] = [
+        var chosen: [@Sendable () -> Void] = [
             { directory.value = CellDirectory(boxes: g.entryBoxes, slots: g.entrySlots, storage: g.entrySlots.map { storage[Int($0)] }) },
-            { fragments.value = EventLineFormatter.fenceFragments(ids: g.ids, circles: g.circles, levels: g.levels, properties: g.properties) },
-            { tree.value = PackedRTree(boxes: g.entryBoxes, values: g.entrySlots, order: entryOrder) },
             { idTable.value = FenceIDTable(ids: g.ids) },
         ]
+        if everything {
+            chosen.insert(
+                { fragments.value = EventLineFormatter.fenceFragments(ids: g.ids, circles: g.circles, levels: g.levels, properties: g.properties) },
+                at: 1)
+            chosen.insert({ tree.value = PackedRTree(boxes: g.entryBoxes, values: g.entrySlots, order: entryOrder) }, at: 2)
+        }
+        let parts = chosen
         let scatter = FenceShapeScatter(order: order, sizes: g.shapeSizes)
         let recordSlots = g.recordSlots
         chunks.withUnsafeMutableBufferPointer { buffer in
@@ -56,6 +65,13 @@ enum FenceSetBuilder {
             }
         }
         let shapes = scatter.shapes()
+        if !everything {
+            // Containment alone: the tree only where the directory does not answer.
+            fragments.value = ByteTableBuilder().frozen()
+            tree.value = directory.value!.isEnabled
+                ? PackedRTree(boxes: [], values: [], order: [])
+                : PackedRTree(boxes: g.entryBoxes, values: g.entrySlots, order: entryOrder)
+        }
         PhaseTrace.mark("tree, directory, fragments, id table, shapes")
         let levelBuffer = FrozenBuffer<Int>(count: n) { out in
             for (k, slot) in order.enumerated() { out.initializeElement(at: k, to: g.levels[slot]) }
@@ -77,7 +93,7 @@ enum FenceSetBuilder {
             dwellMilliseconds: g.dwellMilliseconds, featureIndexes: g.featureIndexes, enclosingCircles: g.circles,
             eventFragments: fragments.value!, storageIndex: FrozenBuffer(position), polygonCells: polygonCells,
             levelBuffer: levelBuffer, shapes: shapes, polygonEdges: polygonEdges, index: tree.value!, directory: directory.value!,
-            anyLevelFence: anyLevel, largestRadius: largest)
+            anyLevelFence: anyLevel, largestRadius: largest, purpose: purpose)
     }
 
     /// A dwell time in seconds as the tracker counts it: ms, at least 1 for a positive time;

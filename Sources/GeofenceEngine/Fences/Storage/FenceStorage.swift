@@ -26,6 +26,16 @@ struct FenceStorage: Sendable {
     var directory: CellDirectory
     var anyLevelFence: Bool
     var largestRadius: Double
+    /// What the set was built for: a set built for containment alone lacks the polygons'
+    /// enclosing circles, the event lines' fragments, and (while the directory answers) the
+    /// R-tree.
+    var purpose: FenceSet.Purpose = .everything
+
+    /// Stops the program when the set was built for containment alone: `what` needs parts
+    /// such a set does not have (a programming error: only `geofence contains` builds one).
+    func requireEverything(_ what: @autoclosure () -> String) {
+        precondition(purpose == .everything, "\(what()) on a fence set built for containment alone")
+    }
 }
 
 /// Every polygon fence's shape, flat, by storage position.
