@@ -1,3 +1,4 @@
+import Foundation
 import ArgumentParser
 import GeofenceEngine
 
@@ -43,6 +44,9 @@ struct ContainsBenchCommand: ParsableCommand {
     @Option(help: "Test only the first N fixes.")
     var limit: Int?
 
+    @Flag(help: "Also count the query's steps per fix (entries, candidates, exact tests) and print them as a second line.")
+    var work = false
+
     func run() throws {
         guard var method = ContainmentMethod(rawValue: method) else {
             throw ValidationError("--method must be one of \(ContainmentMethod.allCases.map(\.rawValue).joined(separator: ", "))")
@@ -60,6 +64,23 @@ struct ContainsBenchCommand: ParsableCommand {
         let load = try Measure.time { world = try PeerWorld.load(fences: fences, fixes: self.fixes, limit: limit) }
         let result = try ContainmentRun.measure(world: world, method: method, threads: threads, repeats: repeats, order: order)
         print(result.jsonLine(fences: world.fenceSet.count, loadSeconds: load))
+        if work { print(try Self.workLine(world)) }
+    }
+
+    /// The query's steps per fix on the whole world, one JSON line; its pairs must be the run's.
+    static func workLine(_ world: PeerWorld) throws -> String {
+        let n = world.fixCount
+        let latitudes = (0..<n).map { world.fixes[2 * $0] }, longitudes = (0..<n).map { world.fixes[2 * $0 + 1] }
+        let evaluator = try ContainmentEvaluator(fenceSet: world.fenceSet)
+        let c = try latitudes.withUnsafeBufferPointer { lat in
+            try longitudes.withUnsafeBufferPointer { lon in try evaluator.workCounts(latitudes: lat, longitudes: lon) }
+        }
+        func per(_ v: Int) -> String { String(format: "%.4f", Double(v) / Double(max(1, c.fixes))) }
+        return #"{"case":"contains-work","fences":\#(world.fenceSet.count),"fixes":\#(c.fixes),"perFix":{"#
+            + #""located":\#(per(c.located)),"entries":\#(per(c.entries)),"candidates":\#(per(c.candidates)),"#
+            + #""circles":\#(per(c.circles)),"polygonCells":\#(per(c.polygonCells)),"crossedCells":\#(per(c.crossedCells)),"#
+            + #""crossedEdges":\#(per(c.crossedEdges)),"edgeRuns":\#(per(c.edgeRuns)),"undecided":\#(per(c.undecided)),"#
+            + #""exactTests":\#(per(c.exactTests)),"pairs":\#(per(c.pairs))},"pairs":\#(c.pairs)}"#
     }
 }
 

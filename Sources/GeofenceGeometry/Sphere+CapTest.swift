@@ -37,6 +37,32 @@ extension Sphere {
         return capHoldsExactly(threshold, latitude1: lat1, longitude1: lon1, latitude2: lat2, longitude2: lon2, cosLatitude2: cos2)
     }
 
+    /// ``capHolds(_:latitude1:longitude1:latitude2:longitude2:cosLatitude2:sinLatitude2:)``'s
+    /// estimate alone, with no branch on its outcome: 1 when it certifies the point inside, 0
+    /// outside, 2 when it cannot decide (the point is within its margin of the edge, or more
+    /// than 0.01 rad from the centre); the caller then asks ``capHolds(_:latitude1:longitude1:latitude2:longitude2:cosLatitude2:sinLatitude2:)``.
+    /// For loops over many points and one circle, whose answers do not follow a pattern a
+    /// branch predictor could learn.
+    /// - Complexity: O(1).
+    @inlinable @inline(__always)
+    package static func capEstimate(
+        _ threshold: Double, latitude1 lat1: Double, longitude1 lon1: Double,
+        latitude2 lat2: Double, longitude2 lon2: Double, cosLatitude2 cos2: Double, sinLatitude2 sin2: Double
+    ) -> Int {
+        let x = 0.5 * (lat1 - lat2), y = 0.5 * (lon1 - lon2)
+        let d = lat1 - lat2
+        let cos1 = cos2 - d * (sin2 + 0.5 * d * cos2)
+        let sx = smallSine(x), sy = smallSine(y)
+        let sy2 = sy * sy
+        let estimate = sx * sx + cos1 * cos2 * sy2
+        let cosError = abs(d) * d * d * (1.0 / 6) + 1e-15
+        let margin = 1e-12 * Swift.max(estimate, threshold) + cosError * cos2 * sy2 + 1e-300
+        let inside = estimate < threshold - margin ? 1 : 0
+        let outside = estimate > threshold + margin ? 1 : 0
+        let near = Swift.max(abs(x), abs(y)) < 0.01 ? 1 : 0
+        return (inside | outside) & near != 0 ? inside : 2
+    }
+
     /// The undecided case: the term with `cos` and `sin` (kept out of line: rare).
     @usableFromInline @inline(never)
     static func capHoldsExactly(

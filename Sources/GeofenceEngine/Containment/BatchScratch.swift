@@ -42,6 +42,26 @@ final class BatchScratch {
     private(set) var longitudes: UnsafeMutablePointer<Double>
     private(set) var levels: UnsafeMutablePointer<Int>
     private(set) var indexes: UnsafeMutablePointer<Int32>
+    /// The cell sweep's per-fix values for one cell's fixes (grown to the most fixes a cell
+    /// has had; see ``ContainmentEvaluator/sweepCells(cells:ends:_:_:_:indexes:options:scratch:)``):
+    /// query boxes (x, y, −x, −y as `Float`) and radians; for one fence the fixes its box
+    /// holds, with their crossed cells' edges and parity; where each fix's pairs go.
+    private(set) var sweepCapacity = 0
+    private(set) var queries: UnsafeMutablePointer<SIMD4<Float>>
+    private(set) var radianLatitudes: UnsafeMutablePointer<Double>
+    private(set) var radianLongitudes: UnsafeMutablePointer<Double>
+    private(set) var sweepStarts: UnsafeMutablePointer<Int>
+    private(set) var sweepCandidates: UnsafeMutablePointer<Int32>
+    private(set) var sweepLists: UnsafeMutablePointer<UInt64>
+    private(set) var sweepOdd: UnsafeMutablePointer<Bool>
+    /// One cell's pairs, fence by fence (`j << 32 | slot` for the cell's fix j).
+    private(set) var cellPairs: UnsafeMutablePointer<UInt64>
+    private(set) var cellPairCapacity = 0
+    /// Each located fix's pair count, in tile order, and the batch's fixes' pair counts then
+    /// first pairs, in input order (the sweep's placement).
+    private(set) var runs: UnsafeMutablePointer<Int32>
+    private(set) var runStarts: UnsafeMutablePointer<Int>
+    private(set) var runTargets: UnsafeMutablePointer<Int>
     /// The pairs found, `fix << 32 | slot`, and the radix sort's other half for them.
     private(set) var pairs: UnsafeMutablePointer<UInt64>
     private(set) var pairSpare: UnsafeMutablePointer<UInt64>
@@ -66,16 +86,50 @@ final class BatchScratch {
         longitudes = .allocate(capacity: 1)
         levels = .allocate(capacity: 1)
         indexes = .allocate(capacity: 1)
+        runs = .allocate(capacity: 1)
+        runStarts = .allocate(capacity: 1)
+        runTargets = .allocate(capacity: 1)
         pairs = .allocate(capacity: 1)
         pairSpare = .allocate(capacity: 1)
+        queries = .allocate(capacity: 1)
+        radianLatitudes = .allocate(capacity: 1)
+        radianLongitudes = .allocate(capacity: 1)
+        sweepStarts = .allocate(capacity: 1)
+        cellPairs = .allocate(capacity: 1)
+        sweepCandidates = .allocate(capacity: 1)
+        sweepLists = .allocate(capacity: 1)
+        sweepOdd = .allocate(capacity: 1)
     }
 
     deinit {
         for p in [first, end, keyEnds, active] { p.deallocate() }
         located.deallocate(); locatedFine.deallocate()
         keys.deallocate(); verdicts.deallocate(); lists.deallocate()
-        pairs.deallocate(); pairSpare.deallocate(); tileStarts.deallocate()
+        pairs.deallocate(); pairSpare.deallocate(); tileStarts.deallocate(); cellPairs.deallocate()
         releaseSortMemory()
+        releaseSweepMemory()
+    }
+
+    /// Makes room for the sweep over a cell of `k` fixes.
+    @inline(__always)
+    func reserveSweep(_ k: Int) {
+        guard k > sweepCapacity else { return }
+        releaseSweepMemory()
+        sweepCapacity = Swift.max(k, 2 * sweepCapacity, 256)
+        queries = .allocate(capacity: sweepCapacity)
+        radianLatitudes = .allocate(capacity: sweepCapacity)
+        radianLongitudes = .allocate(capacity: sweepCapacity)
+        sweepStarts = .allocate(capacity: sweepCapacity + 1)
+        sweepCandidates = .allocate(capacity: sweepCapacity)
+        sweepLists = .allocate(capacity: sweepCapacity)
+        sweepOdd = .allocate(capacity: sweepCapacity)
+    }
+
+    private func releaseSweepMemory() {
+        queries.deallocate()
+        radianLatitudes.deallocate(); radianLongitudes.deallocate()
+        sweepStarts.deallocate()
+        sweepCandidates.deallocate(); sweepLists.deallocate(); sweepOdd.deallocate()
     }
 
     /// Makes room for a cell-order pass over `n` fixes.
@@ -90,6 +144,21 @@ final class BatchScratch {
         longitudes = .allocate(capacity: n)
         levels = .allocate(capacity: n)
         indexes = .allocate(capacity: n)
+        runs = .allocate(capacity: n)
+        runStarts = .allocate(capacity: n + 1)
+        runTargets = .allocate(capacity: n)
+    }
+
+    /// Makes room for `count` pairs of one cell, keeping the first `kept`.
+    @inline(__always)
+    func reserveCellPairs(_ count: Int, keeping kept: Int) {
+        guard count > cellPairCapacity else { return }
+        let capacity = Swift.max(count, 2 * cellPairCapacity, 1 << 12)
+        let grown = UnsafeMutablePointer<UInt64>.allocate(capacity: capacity)
+        grown.initialize(from: cellPairs, count: kept)
+        cellPairs.deallocate()
+        cellPairs = grown
+        cellPairCapacity = capacity
     }
 
     /// Makes room for `count` pairs, keeping the first `kept`.
@@ -111,6 +180,7 @@ final class BatchScratch {
         everyIndex.deallocate(); everyFine.deallocate()
         latitudes.deallocate(); longitudes.deallocate(); levels.deallocate()
         indexes.deallocate()
+        runs.deallocate(); runStarts.deallocate(); runTargets.deallocate()
     }
 
     /// Makes room for the starts of `tiles` tiles (and one past the last).

@@ -20,7 +20,7 @@ extension ContainmentEvaluator {
     ///   located), O(n) scratch (about 60 bytes a fix, kept).
     func containingInTileOrder(
         _ lat: UnsafePointer<Double>, _ lon: UnsafePointer<Double>, _ levels: UnsafePointer<Int>?, count n: Int,
-        options: ContainmentOptions, scratch: BatchScratch, tileBytes: Int = tileBytes
+        options: ContainmentOptions, scratch: BatchScratch, tileBytes: Int = tileBytes, sweep: Bool = true
     ) throws(GEOSError) -> Int {
         let directory = hot.directory
         scratch.reserve(n)
@@ -28,7 +28,11 @@ extension ContainmentEvaluator {
         let everyIndex = scratch.everyIndex, everyFine = scratch.everyFine
         let m = directory.locate(latitudes: lat, longitudes: lon, count: n, indexes: everyIndex, fine: everyFine)
         guard m > 0 else { return 0 }
-        let layout = TileLayout(
+        // One tile per cell when the fixes are not much fewer than the cells: the exact stage
+        // then sweeps each cell fence by fence (``sweepCells``); else squares of cells.
+        let cellLayout = TileLayout(directory: directory, hotBytes: Int.max, tileBytes: 1, fixes: m)
+        let sweeping = sweep && cellLayout.shift == 0
+        let layout = sweeping ? cellLayout : TileLayout(
             directory: directory, hotBytes: fenceSet.hotBytes, tileBytes: tileBytes, fixes: m / Self.minimumFixesPerTile)
         let tiles = layout.count
         // Pass 2: their tiles, and the tiles' sizes.
@@ -65,13 +69,52 @@ extension ContainmentEvaluator {
         }
         if let levels { for k in 0..<m { sLevel[k] = levels[Int(sIndex[k])] } }
         // Their cells are computed again from the coordinates: cheaper than a gathered read.
-        let found = try answer(
+        let found = sweeping
+            ? try sweepCells(
+                cells: tiles &- 1, ends: starts, sLat, sLon, levels == nil ? nil : UnsafePointer(sLevel), indexes: sIndex,
+                options: options, runs: scratch.runs, scratch: scratch)
+            : try answer(
             sLat, sLon, levels == nil ? nil : UnsafePointer(sLevel), indexes: sIndex, located: nil, base: 0, fine: nil,
             count: m, found: 0, options: options, scratch: scratch)
         // Back to input order.
-        RadixSort.byHighWord(
-            count: found, largest: UInt64(n), keys: { scratch.pairs }, spare: { scratch.pairSpare }, swap: scratch.swapPairBuffers)
+        // Runs cost two passes over the batch's fixes, the sort two over the pairs.
+        if sweeping && found >= 2 &* n {
+            Self.placeRuns(count: found, located: m, fixes: n, indexes: sIndex, scratch: scratch)
+        } else {
+            RadixSort.byHighWord(
+                count: found, largest: UInt64(n), keys: { scratch.pairs }, spare: { scratch.pairSpare }, swap: scratch.swapPairBuffers)
+        }
         return found
+    }
+
+    /// Puts the sweep's `count` pairs in input order: they are fix by fix in tile order, the
+    /// located fix q (input index `indexes[q]`) having `scratch.runs[q]` of them, so each fix's
+    /// run moves whole to where the fixes before it in input order end (a counting sort by
+    /// fix with one count per fix, not per pair).
+    /// - Complexity: O(n + count) for n fixes.
+    static func placeRuns(count: Int, located m: Int, fixes n: Int, indexes: UnsafePointer<Int32>, scratch: BatchScratch) {
+        let runs = scratch.runs, starts = scratch.runStarts
+        starts.initialize(repeating: 0, count: n)
+        for q in 0..<m { starts[Int(indexes[q])] = Int(runs[q]) }
+        var sum = 0
+        for i in 0..<n {
+            let c = starts[i]
+            starts[i] = sum
+            sum &+= c
+        }
+        // Where each run goes, in tile order: independent reads, in flight together (read
+        // inside the copy's loop, whose length changes from fix to fix, they waited in turn).
+        let targets = scratch.runTargets
+        for q in 0..<m { targets[q] = starts[Int(indexes[q])] }
+        let source = scratch.pairs, target = scratch.pairSpare
+        var from = 0
+        for q in 0..<m {
+            let c = Int(runs[q])
+            let to = targets[q]
+            for r in 0..<c { target[to &+ r] = source[from &+ r] }
+            from &+= c
+        }
+        scratch.swapPairBuffers()
     }
 
     /// Bytes of fence data a tile aims for: 1 KiB, less than any directory cell holds on the

@@ -1,0 +1,93 @@
+import GeofenceGEOS
+@_spi(Engine) import GeofenceGeometry
+
+/// What the containment query does for a set of fixes, counted step by step: the figures
+/// behind "exact tests per fix" (`geofence-bench contains --work`).
+package struct ContainmentWorkCounts: Sendable, Equatable {
+    /// Fixes counted.
+    package var fixes = 0
+    /// Fixes in a fine cell some box reaches (the others cost one bit).
+    package var located = 0
+    /// Directory entries whose boxes were checked.
+    package var entries = 0
+    /// Candidates: boxes holding the fix (one per fence).
+    package var candidates = 0
+    /// Circle tests.
+    package var circles = 0
+    /// Polygon candidates answered by their cell's bit alone, with no edge test.
+    package var polygonCells = 0
+    /// Polygon candidates in a crossed cell, and the listed edges they tested.
+    package var crossedCells = 0
+    package var crossedEdges = 0
+    /// Polygon candidates without cells (the run test).
+    package var edgeRuns = 0
+    /// Polygon answers GEOS settled (the point within rounding of an edge).
+    package var undecided = 0
+    /// Pairs found.
+    package var pairs = 0
+
+    package init() {}
+
+    /// Exact tests: circle tests, crossed cells and edge runs (a cell bit is no test).
+    package var exactTests: Int { circles + crossedCells + edgeRuns }
+}
+
+extension ContainmentEvaluator {
+    /// Counts the work of the grid directory's query for each fix (see
+    /// ``ContainmentWorkCounts``), the steps taken one by one as the batch and per-fix paths
+    /// take them; levels are ignored. Slow (instrumented): for reports, never for answers,
+    /// though its pairs count is checked against the query's.
+    /// - Complexity: that of the query.
+    package func workCounts(latitudes: UnsafeBufferPointer<Double>, longitudes: UnsafeBufferPointer<Double>) throws(GEOSError)
+        -> ContainmentWorkCounts
+    {
+        var counts = ContainmentWorkCounts()
+        let hot = self.hot, directory = hot.directory
+        guard hot.directoryEnabled else { return counts }
+        let keys = UnsafeMutablePointer<UInt64>.allocate(capacity: Swift.max(1, directory.maximumCandidates))
+        defer { keys.deallocate() }
+        for i in 0..<latitudes.count {
+            let y = latitudes[i], x = longitudes[i]
+            counts.fixes += 1
+            let (first, end) = directory.entries(latitude: y, longitude: x)
+            guard end >= 0, first != end || directory.largeCount > 0 else { continue }
+            counts.located += 1
+            counts.entries += end - first + directory.largeCount
+            let n = directory.keys(latitude: y, longitude: x, entries: first, end, writingTo: keys)
+            counts.candidates += n
+            for k in 0..<n {
+                let position = Int(UInt32(truncatingIfNeeded: keys[k]))
+                let low = hot.records[2 * position], high = hot.records[2 * position + 1]
+                let inside: Bool
+                if low.w >= 0 {
+                    counts.circles += 1
+                    inside = try covers(slot: Int(keys[k] >> 32), latitude: y, longitude: x)
+                } else {
+                    let test: PolygonTestResult
+                    if high.z.bitPattern == 0 {
+                        counts.edgeRuns += 1
+                        test = hot.polygons.test(slot: position, x: x, y: y)
+                    } else {
+                        let hit = hot.cells.cell(low, high, x: x, y: y)
+                        if hit.from == hit.to {
+                            counts.polygonCells += 1
+                        } else {
+                            counts.crossedCells += 1
+                            counts.crossedEdges += hit.to - hit.from
+                        }
+                        test = hot.cells.edges(hit, x: x, y: y)
+                    }
+                    switch test {
+                    case .inside: inside = true
+                    case .outside: inside = false
+                    case .undecided:
+                        counts.undecided += 1
+                        inside = try polygonCovers(slot: Int(keys[k] >> 32), latitude: y, longitude: x)
+                    }
+                }
+                if inside { counts.pairs += 1 }
+            }
+        }
+        return counts
+    }
+}

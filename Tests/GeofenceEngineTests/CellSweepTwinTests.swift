@@ -1,0 +1,135 @@
+import GeofenceTestSupport
+import Testing
+@_spi(Engine) import GeofenceGeometry
+@testable import GeofenceEngine
+
+/// The batch's fence-by-fence sweep of each cell against its twins: the fix-major blocks of
+/// the same tile order, and the scan, fix by fix, in input order.
+@Suite("Cell sweep")
+struct CellSweepTwinTests {
+    /// Pairs of the scan, fix by fix (`fix << 32 | slot`), for one level array and options.
+    static func scan(
+        _ evaluator: ContainmentEvaluator, _ points: [Coordinate], levels: [Int]?, options: ContainmentOptions
+    ) throws -> [UInt64] {
+        var expected: [UInt64] = []
+        for (k, p) in points.enumerated() {
+            let level = levels.flatMap { $0[k] == Int.min ? nil : $0[k] }
+            let slots = try evaluator.containingByScan(latitude: p.latitude, longitude: p.longitude, level: level, options: options)
+            expected += slots.map { UInt64(k) << 32 | UInt64($0) }
+        }
+        return expected
+    }
+
+    /// The tile order's pairs, the sweep on or off.
+    static func tileOrder(
+        _ evaluator: ContainmentEvaluator, _ points: [Coordinate], levels: [Int]?, options: ContainmentOptions, sweep: Bool
+    ) throws -> [UInt64] {
+        let latitudes = points.map(\.latitude), longitudes = points.map(\.longitude)
+        let scratch = evaluator.batchScratch()
+        let found = try latitudes.withUnsafeBufferPointer { lat in
+            try longitudes.withUnsafeBufferPointer { lon in
+                try withLevels(levels) { lev in
+                    try evaluator.containingInTileOrder(
+                        lat.baseAddress!, lon.baseAddress!, lev, count: points.count, options: options, scratch: scratch, sweep: sweep)
+                }
+            }
+        }
+        return Array(UnsafeBufferPointer(start: scratch.pairs, count: found))
+    }
+
+    static func withLevels<T>(_ levels: [Int]?, _ body: (UnsafePointer<Int>?) throws -> T) rethrows -> T {
+        guard let levels else { return try body(nil) }
+        return try levels.withUnsafeBufferPointer { try body($0.baseAddress!) }
+    }
+
+    /// Dense fences (several pairs a fix, so the pairs are placed by runs), fences too wide for
+    /// the cells (the large entries merged into each cell's), fences split at the antimeridian
+    /// (two boxes) and caps over the pole, with and without levels, under every option.
+    @Test("the sweep equals the fix-major blocks and the scan", arguments: testSeeds(2, base: 71))
+    func sweepEqualsTwins(seed: UInt64) throws {
+        for (name, base) in IndexedContainmentTests.worlds {
+            var world = base
+            world.spread = base.spread / 3
+            world.levelShare = 0.3
+            var rng = SeededGenerator(seed: seed)
+            var fences = world.fences(count: 400, &rng)
+            fences.append(Fence(id: "wide", shape: .circle(center: world.center, radius: world.spread * 4)))
+            let evaluator = try ContainmentEvaluator(fenceSet: try FenceSet(fences))
+            let directory = evaluator.hot.directory
+            #expect(evaluator.hot.directoryEnabled, "seed \(seed) \(name): no directory")
+            // Enough fixes for one tile per cell (the antimeridian's grid spans every longitude).
+            let cells = directory.columns * directory.rows
+            var points = world.queryPoints(count: max(3_000, cells / 4 + 100), fences: fences, &rng)
+            points += [Coordinate(latitude: .nan, longitude: 0), points[0], points[0]]
+            // One tile per cell: the sweep runs.
+            let m = points.count
+            let layout = ContainmentEvaluator.TileLayout(directory: directory, hotBytes: Int.max, tileBytes: 1, fixes: m)
+            #expect(layout.shift == 0, "seed \(seed) \(name): \(directory.columns * directory.rows) cells for \(m) fixes")
+            let levels = points.map { _ in rng.chance(0.4) ? Int.min : rng.int(0...2) }
+            var densest = 0
+            for withLevels in [false, true] {
+                for options in [
+                    ContainmentOptions(), ContainmentOptions(levelFences: false), ContainmentOptions(globalFences: false),
+                ] {
+                    let lev = withLevels ? levels : nil
+                    let expected = try Self.scan(evaluator, points, levels: lev, options: options)
+                    let swept = try Self.tileOrder(evaluator, points, levels: lev, options: options, sweep: true)
+                    let blocks = try Self.tileOrder(evaluator, points, levels: lev, options: options, sweep: false)
+                    #expect(swept == expected, "seed \(seed) \(name) levels \(withLevels) \(options): sweep \(swept.count) pairs, scan \(expected.count)")
+                    #expect(blocks == expected, "seed \(seed) \(name) levels \(withLevels) \(options): blocks \(blocks.count) pairs, scan \(expected.count)")
+                    densest = max(densest, expected.count)
+                }
+            }
+            // The placement by runs is taken from two pairs a fix.
+            #expect(densest >= 2 * points.count, "seed \(seed) \(name): \(densest) pairs for \(points.count) fixes")
+        }
+    }
+
+    /// Caps over the pole make the grid one cell wide, so circles split at the antimeridian
+    /// (not reaching the pole) have both their boxes in one cell: a fix in either is one pair.
+    @Test("a fence with both its boxes in one cell", arguments: testSeeds(2, base: 75))
+    func twoBoxesInOneCell(seed: UInt64) throws {
+        var rng = SeededGenerator(seed: seed)
+        var fences = (0..<20).map { k in
+            Fence(id: "cap\(k)", shape: .circle(
+                center: Coordinate(latitude: 89.995, longitude: rng.double(-180...180)), radius: rng.double(700...2_000)))
+        }
+        let centers = (0..<10).map { _ in Coordinate(latitude: rng.double(89.985...89.99), longitude: 180 - rng.double(0...0.01)) }
+        fences += centers.enumerated().map { Fence(id: "split\($0.offset)", shape: .circle(center: $0.element, radius: 300)) }
+        let evaluator = try ContainmentEvaluator(fenceSet: try FenceSet(fences))
+        let keys = evaluator.fenceSet.directory.slots
+        #expect((1..<keys.count).contains { keys[$0] == keys[$0 - 1] }, "seed \(seed): no fence with two boxes in a cell")
+        let points = (0..<6_000).map { _ in
+            Sphere.destination(from: centers[rng.int(0...9)], distance: rng.double(0...400), bearing: rng.double(0...(2 * .pi)))
+        }
+        let expected = try Self.scan(evaluator, points, levels: nil, options: ContainmentOptions())
+        let swept = try Self.tileOrder(evaluator, points, levels: nil, options: ContainmentOptions(), sweep: true)
+        #expect(swept == expected, "seed \(seed): sweep \(swept.count) pairs, scan \(expected.count)")
+    }
+
+    /// The circle estimate without branches against the branching test, at and around the
+    /// edge of circles of every size, and far from them.
+    @Test("the circle estimate agrees with the cap test", arguments: testSeeds(2, base: 73))
+    func capEstimate(seed: UInt64) {
+        var rng = SeededGenerator(seed: seed)
+        let world = RandomWorld.city
+        for _ in 0..<2_000 {
+            let center = world.point(&rng)
+            let radius = rng.logUniform(1, 50_000)
+            let threshold = Sphere.capThreshold(radius: radius)
+            let lat2 = center.latitude * Sphere.degreesToRadians, lon2 = center.longitude * Sphere.degreesToRadians
+            for _ in 0..<8 {
+                let d = rng.chance(0.5) ? radius * (1 + rng.double(-1e-9...1e-9)) : radius * rng.double(0...3)
+                let p = Sphere.destination(from: center, distance: d, bearing: rng.double(0...(2 * .pi)))
+                let lat1 = p.latitude * Sphere.degreesToRadians, lon1 = p.longitude * Sphere.degreesToRadians
+                let holds = Sphere.capHolds(
+                    threshold, latitude1: lat1, longitude1: lon1, latitude2: lat2, longitude2: lon2,
+                    cosLatitude2: Double.cos(lat2), sinLatitude2: Double.sin(lat2))
+                let estimate = Sphere.capEstimate(
+                    threshold, latitude1: lat1, longitude1: lon1, latitude2: lat2, longitude2: lon2,
+                    cosLatitude2: Double.cos(lat2), sinLatitude2: Double.sin(lat2))
+                #expect(estimate == 2 || (estimate == 1) == holds, "seed \(seed): radius \(radius) at \(d) m: estimate \(estimate), test \(holds)")
+            }
+        }
+    }
+}
