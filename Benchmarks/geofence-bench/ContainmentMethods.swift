@@ -22,16 +22,19 @@ final class ContainmentWorker {
     private let evaluator: ContainmentEvaluator
     private let naive: NaiveGEOSContainment?
     let order: ContainmentOrder
+    /// Fixes per batch call (nil: the thread's whole range in one call).
+    let batchSize: Int?
     private var buffer: [Int32] = []
     private var pairs = ContainmentPairs()
     /// The fixes as the batch API takes them (split once, before timing).
     private let latitudes: [Double]
     private let longitudes: [Double]
 
-    init(world: PeerWorld, method: ContainmentMethod, order: ContainmentOrder = .automatic) throws {
+    init(world: PeerWorld, method: ContainmentMethod, order: ContainmentOrder = .automatic, batchSize: Int? = nil) throws {
         self.world = world
         self.method = method
         self.order = order
+        self.batchSize = batchSize
         latitudes = method == .engineBatch ? (0..<world.fixCount).map { world.fixes[2 * $0] } : []
         longitudes = method == .engineBatch ? (0..<world.fixCount).map { world.fixes[2 * $0 + 1] } : []
         evaluator = try ContainmentEvaluator(fenceSet: world.fenceSet)
@@ -55,15 +58,19 @@ final class ContainmentWorker {
             var pairs = self.pairs
             self.pairs = ContainmentPairs()
             defer { self.pairs = pairs }
-            try latitudes.withUnsafeBufferPointer { lat in
-                try longitudes.withUnsafeBufferPointer { lon in
-                    try evaluator.containing(
-                        latitudes: UnsafeBufferPointer(rebasing: lat[range]), longitudes: UnsafeBufferPointer(rebasing: lon[range]),
-                        order: order, into: &pairs)
-                }
-            }
             let fileIndex = world.fileIndexOfSlot
-            for k in 0..<pairs.count { sum.add(fix: range.lowerBound + Int(pairs.fixes[k]), fence: fileIndex[Int(pairs.slots[k])]) }
+            let step = batchSize ?? range.count
+            for start in stride(from: range.lowerBound, to: range.upperBound, by: Swift.max(1, step)) {
+                let part = start..<Swift.min(range.upperBound, start + step)
+                try latitudes.withUnsafeBufferPointer { lat in
+                    try longitudes.withUnsafeBufferPointer { lon in
+                        try evaluator.containing(
+                            latitudes: UnsafeBufferPointer(rebasing: lat[part]), longitudes: UnsafeBufferPointer(rebasing: lon[part]),
+                            order: order, into: &pairs)
+                    }
+                }
+                for k in 0..<pairs.count { sum.add(fix: start + Int(pairs.fixes[k]), fence: fileIndex[Int(pairs.slots[k])]) }
+            }
             return sum
         }
         // A local buffer: a class property passed inout costs a dynamic exclusivity check per call.

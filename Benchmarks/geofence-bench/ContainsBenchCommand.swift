@@ -41,6 +41,9 @@ struct ContainsBenchCommand: ParsableCommand {
     @Option(help: "Batch order: automatic, input or tiles.")
     var order = "automatic"
 
+    @Option(help: "--api batch: fixes per call (default: each thread's share in one call; geofence contains hands over about 90,000).")
+    var batch: Int?
+
     @Option(help: "Test only the first N fixes.")
     var limit: Int?
 
@@ -62,7 +65,9 @@ struct ContainsBenchCommand: ParsableCommand {
         }
         var world: PeerWorld! = nil
         let load = try Measure.time { world = try PeerWorld.load(fences: fences, fixes: self.fixes, limit: limit) }
-        let result = try ContainmentRun.measure(world: world, method: method, threads: threads, repeats: repeats, order: order)
+        guard batch.map({ $0 >= 1 }) ?? true else { throw ValidationError("--batch must be at least 1") }
+        let result = try ContainmentRun.measure(
+            world: world, method: method, threads: threads, repeats: repeats, order: order, batchSize: batch)
         print(result.jsonLine(fences: world.fenceSet.count, loadSeconds: load))
         if work { print(try Self.workLine(world)) }
     }
@@ -103,9 +108,12 @@ struct ContainmentRun {
     static let orders: [String: ContainmentOrder] = ["automatic": .automatic, "input": .input, "tiles": .tiles]
 
     static func measure(
-        world: PeerWorld, method: ContainmentMethod, threads: Int, repeats: Int, order: ContainmentOrder = .automatic
+        world: PeerWorld, method: ContainmentMethod, threads: Int, repeats: Int, order: ContainmentOrder = .automatic,
+        batchSize: Int? = nil
     ) throws -> ContainmentRun {
-        let workers = try (0..<threads).map { _ in try ContainmentWorker(world: world, method: method, order: order) }
+        let workers = try (0..<threads).map { _ in
+            try ContainmentWorker(world: world, method: method, order: order, batchSize: batchSize)
+        }
         // Started before timing, and a thread that cannot start is an error (never a wait,
         // never a silent run on fewer threads).
         let pool = try WorkerPool(threads: threads)

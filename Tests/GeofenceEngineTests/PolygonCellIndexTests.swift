@@ -69,7 +69,7 @@ struct PolygonCellIndexTests {
         return fences
     }
 
-    @Test("the cell test equals GEOS wherever it decides, and the whole polygon test equals GEOS", arguments: [1, 2, 3] as [UInt64])
+    @Test("the cell test (with and without branches) equals GEOS wherever it decides, and the whole polygon test equals GEOS", arguments: [1, 2, 3] as [UInt64])
     func cellsEqualGEOS(seed: UInt64) throws {
         for seed in testSeeds(1, base: seed) {
             let set = try FenceSet(Self.polygons(seed: seed))
@@ -88,6 +88,10 @@ struct PolygonCellIndexTests {
                     total += 1
                     let geos = try evaluator.coversByGEOS(slot: slot, latitude: p.latitude, longitude: p.longitude)
                     let cells = evaluator.hot.cells.test(low, high, x: p.longitude, y: p.latitude)
+                    // The sweep's branch-free edge step answers as the edge step does.
+                    let hit = evaluator.hot.cells.cell(low, high, x: p.longitude, y: p.latitude)
+                    let withoutBranches = evaluator.hot.cells.edgesWithoutBranches(hit, x: p.longitude, y: p.latitude)
+                    #expect(withoutBranches == cells, "seed \(seed) \(set.id(at: slot)) at \(p): without branches \(withoutBranches), cells \(cells)")
                     let runs = evaluator.hot.polygons.test(slot: position, x: p.longitude, y: p.latitude)
                     if cells != .undecided {
                         decidedByCell += 1

@@ -150,10 +150,11 @@ extension ContainmentEvaluator {
                     let hit = PolygonCellIndex.CellHit(
                         from: Int(truncatingIfNeeded: list & 0xFFFF_FFFF), to: Int(truncatingIfNeeded: list &>> 32),
                         odd: odd[c])
-                    if try polygonVerdict(hot.cells.edges(hit, x: lon[j], y: lat[j]), slot: Int(slot), j, lat, lon) {
-                        out[found] = UInt64(truncatingIfNeeded: j) &<< 32 | slot
-                        found &+= 1
-                    }
+                    let test = hot.cells.edgesWithoutBranches(hit, x: lon[j], y: lat[j])
+                    var inside = test == .inside ? 1 : 0
+                    if test == .undecided { inside = try polygonCovers(slot: Int(slot), latitude: lat[j], longitude: lon[j]) ? 1 : 0 }
+                    out[found] = UInt64(truncatingIfNeeded: j) &<< 32 | slot
+                    found &+= inside
                 }
             }
         }

@@ -118,6 +118,35 @@ struct PolygonCellIndex: Sendable {
                 to: Swift.min(listBase &+ Int(cells[cell &+ 1] & 0x7FFF), edgeCount), odd: entry & 0x8000 != 0)
         }
 
+        /// ``edges(_:x:y:)`` without a branch per edge, for loops whose answers follow no
+        /// pattern: each edge's crossing, its rounding doubt and the exact cases (the point's
+        /// latitude that of a vertex: on a vertex or a horizontal edge) are folded into two
+        /// bits; when any edge is in doubt or exact, ``edges(_:x:y:)`` answers instead, so
+        /// the answer is always its answer.
+        /// - Complexity: O(e) for the e edges listed in the cell.
+        @inline(__always)
+        func edgesWithoutBranches(_ hit: CellHit, x: Double, y: Double) -> PolygonTestResult {
+            var flips = hit.odd ? 1 : 0, doubt = 0
+            var k = hit.from
+            while k < hit.to {
+                let e = vertices + 2 &* Swift.min(Int(edges[k]), lastEdgeStart)
+                let x1 = e[0], y1 = e[1], x2 = e[2], y2 = e[3]
+                let straddles = (y1 > y) != (y2 > y) ? 1 : 0
+                let a = (y - y1) * (x2 - x1)
+                let b = (x - x1) * (y2 - y1)
+                let d = a - b
+                let bound = PolygonEdgeIndex.orientationErrorBound * (abs(a) + abs(b))
+                // Going up, the point strictly left of the edge; going down, strictly right.
+                let east = (y2 > y1 ? d > bound : d < -bound) ? 1 : 0
+                let certain = abs(d) > bound ? 1 : 0
+                flips ^= straddles & east
+                doubt |= straddles & (1 &- certain) | (y1 == y ? 1 : 0)
+                k &+= 1
+            }
+            if doubt != 0 { return edges(hit, x: x, y: y) }
+            return flips != 0 ? .inside : .outside
+        }
+
         /// The second half of ``test(_:_:x:y:)``: the listed edges of the point's cell.
         @inline(__always)
         func edges(_ hit: CellHit, x: Double, y: Double) -> PolygonTestResult {
