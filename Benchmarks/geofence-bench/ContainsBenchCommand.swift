@@ -44,6 +44,9 @@ struct ContainsBenchCommand: ParsableCommand {
     @Option(help: "--api batch: fixes per call (default: each thread's share in one call; geofence contains hands over about 90,000).")
     var batch: Int?
 
+    @Option(help: "Ranges a pass is cut into, taken by the threads as they come free (default: 1 on one thread; 8 per thread for --api fix, 2 per thread for --api batch).")
+    var chunks: Int?
+
     @Option(help: "Test only the first N fixes.")
     var limit: Int?
 
@@ -66,8 +69,9 @@ struct ContainsBenchCommand: ParsableCommand {
         var world: PeerWorld! = nil
         let load = try Measure.time { world = try PeerWorld.load(fences: fences, fixes: self.fixes, limit: limit) }
         guard batch.map({ $0 >= 1 }) ?? true else { throw ValidationError("--batch must be at least 1") }
+        guard chunks.map({ $0 >= threads }) ?? true else { throw ValidationError("--chunks must be at least --threads") }
         let result = try ContainmentRun.measure(
-            world: world, method: method, threads: threads, repeats: repeats, order: order, batchSize: batch)
+            world: world, method: method, threads: threads, repeats: repeats, order: order, batchSize: batch, chunks: chunks)
         print(result.jsonLine(fences: world.fenceSet.count, loadSeconds: load))
         if work { print(try Self.workLine(world)) }
     }
@@ -99,6 +103,8 @@ struct ContainmentRun {
     /// The fastest timed repeat: on a shared host the least disturbed one.
     var bestSeconds: Double
     var checksum: PairChecksum
+    /// Ranges each pass was cut into.
+    var chunks = 1
 
     var fixesPerSecond: Double { Double(fixes) / seconds }
 
@@ -109,7 +115,7 @@ struct ContainmentRun {
 
     static func measure(
         world: PeerWorld, method: ContainmentMethod, threads: Int, repeats: Int, order: ContainmentOrder = .automatic,
-        batchSize: Int? = nil
+        batchSize: Int? = nil, chunks: Int? = nil
     ) throws -> ContainmentRun {
         let workers = try (0..<threads).map { _ in
             try ContainmentWorker(world: world, method: method, order: order, batchSize: batchSize)
@@ -124,16 +130,21 @@ struct ContainmentRun {
         // first, untimed-for-the-median repeat): 1M fixes at 1k fences take under 10 ms, where
         // waking the threads and the host's hiccups would weigh as much as the work.
         var passes = 1
+        // The fixes in `chunks` equal ranges, taken by the threads as they come free (the
+        // pool hands out items in order): a thread the host holds up leaves its remaining
+        // chunks to the others instead of the pass waiting for it.
+        let chunks = chunks ?? Self.defaultChunks(threads: threads, method: method)
         for repeatIndex in 0..<repeats {
-            let parts = DisjointSlots<PairChecksum?>(repeating: nil, count: threads)
-            let failure = DisjointSlots<String?>(repeating: nil, count: threads)
+            let parts = DisjointSlots<PairChecksum?>(repeating: nil, count: chunks)
+            let failure = DisjointSlots<String?>(repeating: nil, count: chunks)
             let boxed = WorkerBox(workers)
             let rounds = passes
             let t = Measure.time {
-                pool.run(count: threads) { k, _ in
-                    let range = (n * k / threads)..<(n * (k + 1) / threads)
+                pool.run(count: rounds * chunks) { item, worker in
+                    let k = item % chunks
+                    let range = (n * k / chunks)..<(n * (k + 1) / chunks)
                     do {
-                        for _ in 0..<rounds { parts[k] = try boxed.workers[k].run(range) }
+                        parts[k] = try boxed.workers[worker].run(range)
                     } catch { failure[k] = "\(error)" }
                 }
             } / Double(rounds)
@@ -145,11 +156,18 @@ struct ContainmentRun {
         let timed = times.count > 1 ? Array(times.dropFirst()) : times
         return ContainmentRun(
             method: method, fixes: n, threads: threads, seconds: Measure.median(timed), firstSeconds: times[0],
-            bestSeconds: timed.min()!, checksum: checksum)
+            bestSeconds: timed.min()!, checksum: checksum, chunks: chunks)
+    }
+
+    /// Chunks a pass is cut into: one per thread on one thread; with more threads, eight per
+    /// thread one query per fix, two per thread for the batch (whose cell sweep gains from
+    /// large batches).
+    static func defaultChunks(threads: Int, method: ContainmentMethod) -> Int {
+        threads == 1 ? 1 : threads * (method == .engineBatch ? 2 : 8)
     }
 
     func jsonLine(fences: Int, loadSeconds: Double) -> String {
-        #"{"case":"contains","method":"\#(method.rawValue)","api":"\#(method == .engineBatch ? "batch" : "fix")","fences":\#(fences),"fixes":\#(fixes),"threads":\#(threads),"#
+        #"{"case":"contains","method":"\#(method.rawValue)","api":"\#(method == .engineBatch ? "batch" : "fix")","fences":\#(fences),"fixes":\#(fixes),"threads":\#(threads),"chunks":\#(chunks),"#
             + #""seconds":\#(seconds),"firstSeconds":\#(firstSeconds),"bestSeconds":\#(bestSeconds),"#
             + #""fixesPerSecond":\#(Int(fixesPerSecond)),"bestFixesPerSecond":\#(Int(Double(fixes) / bestSeconds)),"#
             + #""pairs":\#(checksum.pairs),"checksum":"\#(checksum.hex)","loadSeconds":\#(loadSeconds),"#

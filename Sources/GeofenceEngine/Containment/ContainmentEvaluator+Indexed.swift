@@ -33,7 +33,8 @@ extension ContainmentEvaluator {
     func containingCandidates(
         latitude: Double, longitude: Double, level: Int?, options: ContainmentOptions, cell: Int, into result: inout [Int32]
     ) throws(GEOSError) {
-        let hot = self.hot
+        // `self.hot` read in place: a local copy of the path's pointers was a 136-byte memcpy
+        // call for every fix that reaches here.
         if hot.directoryEnabled {
             // Sorted by slot and without repeats already.
             let (first, end) = cell >= 0 ? hot.directory.entries(cell: cell) : hot.directory.entries(latitude: latitude, longitude: longitude)
