@@ -105,6 +105,13 @@ struct CellSweepTwinTests {
         let expected = try Self.scan(evaluator, points, levels: nil, options: ContainmentOptions())
         let swept = try Self.tileOrder(evaluator, points, levels: nil, options: ContainmentOptions(), sweep: true)
         #expect(swept == expected, "seed \(seed): sweep \(swept.count) pairs, scan \(expected.count)")
+        // The per-fix query's box step keeps such a fence once too.
+        var perFix: [UInt64] = [], slots: [Int32] = []
+        for (k, p) in points.enumerated() {
+            try evaluator.containing(latitude: p.latitude, longitude: p.longitude, level: nil, into: &slots)
+            perFix += slots.map { UInt64(k) << 32 | UInt64($0) }
+        }
+        #expect(perFix == expected, "seed \(seed): per fix \(perFix.count) pairs, scan \(expected.count)")
     }
 
     /// The circle estimate without branches against the branching test, at and around the

@@ -83,7 +83,7 @@ extension ContainmentEvaluator {
                 count = 0
                 for j in 0..<k {
                     candidates[count] = Int32(truncatingIfNeeded: j)
-                    count &+= Self.holds(box, query[j])
+                    count &+= CellDirectory.View.holds(box, query[j])
                 }
             } else {
                 count = Self.inBoxes(directory, cell: p0..<p, large: l0..<l, fixes: 0..<k, query: query, into: candidates)
@@ -190,15 +190,6 @@ extension ContainmentEvaluator {
             at[j] &+= 1
         }
         return sum
-    }
-
-    /// 1 when the stored box (minLon, minLat, −maxLon, −maxLat) holds the query (x, y, −x, −y),
-    /// else 0, as arithmetic on the comparison's lanes: with `all(…) ? 1 : 0` the compiler
-    /// made a branch, mispredicted for a third of a cell's fixes.
-    @inline(__always)
-    static func holds(_ box: SIMD4<Float>, _ query: SIMD4<Float>) -> Int {
-        let lanes = unsafeBitCast(box .<= query, to: SIMD4<Int32>.self)
-        return Int(truncatingIfNeeded: lanes[0] & lanes[1] & lanes[2] & lanes[3] & 1)
     }
 
     /// A polygon test's answer, GEOS deciding what rounding left undecided.

@@ -81,23 +81,33 @@ extension ContainmentEvaluator {
             let position = Int(UInt32(truncatingIfNeeded: key))
             guard hot.levelMatches(position: position, level: level, options: options) else { continue }
             let circle = hot.records[2 &* position], high = hot.records[2 &* position &+ 1]
-            let inside: Bool
+            // The answers are counted without branching on them (1 inside, 0 outside, 2
+            // undecided): inside and outside follow no pattern a predictor could learn.
+            var inside: Int
             if circle.w >= 0 {
-                inside = Sphere.capHolds(
+                inside = Sphere.capEstimate(
                     circle.w, latitude1: latR, longitude1: lonR,
                     latitude2: circle.x, longitude2: circle.y, cosLatitude2: circle.z, sinLatitude2: high.x)
+                if inside > 1 {
+                    inside = Sphere.capHolds(
+                        circle.w, latitude1: latR, longitude1: lonR,
+                        latitude2: circle.x, longitude2: circle.y, cosLatitude2: circle.z, sinLatitude2: high.x) ? 1 : 0
+                }
             } else {
-                let test = high.z.bitPattern == 0
-                    ? hot.polygons.test(slot: position, x: longitude, y: latitude)
-                    : hot.cells.test(circle, high, x: longitude, y: latitude)
-                switch test {
-                case .inside: inside = true
-                case .outside: inside = false
-                case .undecided:
-                    inside = try polygonCovers(slot: Int(key >> 32), latitude: latitude, longitude: longitude)
+                let test: PolygonTestResult
+                if high.z.bitPattern == 0 {
+                    test = hot.polygons.test(slot: position, x: longitude, y: latitude)
+                } else {
+                    let hit = hot.cells.cell(circle, high, x: longitude, y: latitude)
+                    test = hit.from == hit.to ? (hit.odd ? .inside : .outside) : hot.cells.edgesWithoutBranches(hit, x: longitude, y: latitude)
+                }
+                inside = test == .inside ? 1 : 0
+                if test == .undecided {
+                    inside = try polygonCovers(slot: Int(key >> 32), latitude: latitude, longitude: longitude) ? 1 : 0
                 }
             }
-            if inside { keys[kept] = key; kept &+= 1 }
+            keys[kept] = key
+            kept &+= inside
         }
         return kept
     }

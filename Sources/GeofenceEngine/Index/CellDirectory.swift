@@ -398,12 +398,16 @@ package final class CellDirectory: Sendable {
             let query = SIMD4(x, y, -x, -y)
             var last = UInt64.max
             var p = first
+            // Without a branch on the box: the entry's key is written each time and kept when
+            // the box holds the point (and the key is not the last kept one: a fence's two boxes
+            // can share a cell only in a world-wide grid). Its box and key are read together,
+            // not the key after the box's test, and no misprediction follows a box.
             while p < end {
-                if all(boxes[p] .<= query) {
-                    // A fence's two boxes can share a cell only in a world-wide grid.
-                    if slots[p] != last { out[n] = slots[p]; n &+= 1 }
-                    last = slots[p]
-                }
+                let key = slots[p]
+                let held = (Self.holds(boxes[p], query) != 0) && key != last
+                out[n] = key
+                n &+= held ? 1 : 0
+                last = held ? key : last
                 p &+= 1
             }
             if largeCount > 0 {
@@ -423,6 +427,14 @@ package final class CellDirectory: Sendable {
                 }
             }
             return n
+        }
+
+        /// 1 when the stored box (minLon, minLat, −maxLon, −maxLat) holds the query (x, y, −x, −y),
+        /// else 0, as arithmetic on the comparison's lanes (`all(…) ? 1 : 0` became a branch).
+        @inline(__always)
+        static func holds(_ box: SIMD4<Float>, _ query: SIMD4<Float>) -> Int {
+            let lanes = unsafeBitCast(box .<= query, to: SIMD4<Int32>.self)
+            return Int(truncatingIfNeeded: lanes[0] & lanes[1] & lanes[2] & lanes[3] & 1)
         }
 
         /// ``searchKeys(latitude:longitude:writingTo:)`` appending to an array.
