@@ -22,18 +22,9 @@ extension Sphere {
         _ threshold: Double, latitude1 lat1: Double, longitude1 lon1: Double,
         latitude2 lat2: Double, longitude2 lon2: Double, cosLatitude2 cos2: Double, sinLatitude2 sin2: Double
     ) -> Bool {
-        let x = 0.5 * (lat1 - lat2), y = 0.5 * (lon1 - lon2)
-        if abs(x) < 0.01 && abs(y) < 0.01 {
-            let d = lat1 - lat2
-            let cos1 = cos2 - d * (sin2 + 0.5 * d * cos2)
-            let sx = smallSine(x), sy = smallSine(y)
-            let sy2 = sy * sy
-            let estimate = sx * sx + cos1 * cos2 * sy2
-            let cosError = abs(d) * d * d * (1.0 / 6) + 1e-15
-            let margin = 1e-12 * Swift.max(estimate, threshold) + cosError * cos2 * sy2 + 1e-300
-            if estimate < threshold - margin { return true }
-            if estimate > threshold + margin { return false }
-        }
+        let estimate = capEstimate(
+            threshold, latitude1: lat1, longitude1: lon1, latitude2: lat2, longitude2: lon2, cosLatitude2: cos2, sinLatitude2: sin2)
+        if estimate < 2 { return estimate == 1 }
         return capHoldsExactly(threshold, latitude1: lat1, longitude1: lon1, latitude2: lat2, longitude2: lon2, cosLatitude2: cos2)
     }
 
