@@ -143,9 +143,14 @@ struct PolygonCellIndex: Sendable {
                 doubt |= straddles & (1 &- certain) | (y1 == y ? 1 : 0)
                 k &+= 1
             }
-            if doubt != 0 { return edges(hit, x: x, y: y) }
+            if doubt != 0 { return edgesInDoubt(hit, x: x, y: y) }
             return flips != 0 ? .inside : .outside
         }
+
+        /// ``edges(_:x:y:)`` out of line: the rare cell with an edge in doubt (inlined, it
+        /// kept ``edgesWithoutBranches(_:x:y:)`` itself from being inlined).
+        @inline(never)
+        func edgesInDoubt(_ hit: CellHit, x: Double, y: Double) -> PolygonTestResult { edges(hit, x: x, y: y) }
 
         /// The second half of ``test(_:_:x:y:)``: the listed edges of the point's cell.
         @inline(__always)
