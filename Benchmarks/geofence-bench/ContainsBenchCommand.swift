@@ -44,7 +44,7 @@ struct ContainsBenchCommand: ParsableCommand {
     @Option(help: "--api batch: fixes per call (default: each thread's share in one call; geofence contains hands over about 90,000).")
     var batch: Int?
 
-    @Option(help: "Ranges a pass is cut into, taken by the threads as they come free (default: 1 on one thread; 8 per thread for --api fix, 2 per thread for --api batch).")
+    @Option(help: "Ranges a pass is cut into, taken by the threads as they come free (default: one per thread for --api batch and on one thread, 8 per thread for --api fix).")
     var chunks: Int?
 
     @Option(help: "Test only the first N fixes.")
@@ -73,11 +73,17 @@ struct ContainsBenchCommand: ParsableCommand {
         let result = try ContainmentRun.measure(
             world: world, method: method, threads: threads, repeats: repeats, order: order, batchSize: batch, chunks: chunks)
         print(result.jsonLine(fences: world.fenceSet.count, loadSeconds: load))
-        if work { print(try Self.workLine(world)) }
+        if work {
+            let (line, pairs) = try Self.workLine(world)
+            guard pairs == result.checksum.pairs else {
+                throw BenchError("the step counts found \(pairs) pairs, the run \(result.checksum.pairs)")
+            }
+            print(line)
+        }
     }
 
     /// The query's steps per fix on the whole world, one JSON line; its pairs must be the run's.
-    static func workLine(_ world: PeerWorld) throws -> String {
+    static func workLine(_ world: PeerWorld) throws -> (line: String, pairs: Int) {
         let n = world.fixCount
         let latitudes = (0..<n).map { world.fixes[2 * $0] }, longitudes = (0..<n).map { world.fixes[2 * $0 + 1] }
         let evaluator = try ContainmentEvaluator(fenceSet: world.fenceSet)
@@ -85,11 +91,11 @@ struct ContainsBenchCommand: ParsableCommand {
             try longitudes.withUnsafeBufferPointer { lon in try evaluator.workCounts(latitudes: lat, longitudes: lon) }
         }
         func per(_ v: Int) -> String { String(format: "%.4f", Double(v) / Double(max(1, c.fixes))) }
-        return #"{"case":"contains-work","fences":\#(world.fenceSet.count),"fixes":\#(c.fixes),"perFix":{"#
+        return (#"{"case":"contains-work","fences":\#(world.fenceSet.count),"fixes":\#(c.fixes),"perFix":{"#
             + #""located":\#(per(c.located)),"entries":\#(per(c.entries)),"candidates":\#(per(c.candidates)),"#
             + #""circles":\#(per(c.circles)),"polygonCells":\#(per(c.polygonCells)),"crossedCells":\#(per(c.crossedCells)),"#
-            + #""crossedEdges":\#(per(c.crossedEdges)),"edgeRuns":\#(per(c.edgeRuns)),"undecided":\#(per(c.undecided)),"#
-            + #""exactTests":\#(per(c.exactTests)),"pairs":\#(per(c.pairs))},"pairs":\#(c.pairs)}"#
+            + #""crossedEdges":\#(per(c.crossedEdges)),"runTestEdges":\#(per(c.runTestEdges)),"edgeRuns":\#(per(c.edgeRuns)),"undecided":\#(per(c.undecided)),"#
+            + #""exactTests":\#(per(c.exactTests)),"pairs":\#(per(c.pairs))},"pairs":\#(c.pairs)}"#, c.pairs)
     }
 }
 
@@ -159,11 +165,11 @@ struct ContainmentRun {
             bestSeconds: timed.min()!, checksum: checksum, chunks: chunks)
     }
 
-    /// Chunks a pass is cut into: one per thread on one thread; with more threads, eight per
-    /// thread one query per fix, two per thread for the batch (whose cell sweep gains from
-    /// large batches).
+    /// Chunks a pass is cut into: one per thread for the batch (its cell sweep gains from
+    /// large batches: at 100k fences on two threads, 98.8–106.9 ms a pass with one chunk a
+    /// thread, 105.3–113.8 with two), eight per thread one query per fix.
     static func defaultChunks(threads: Int, method: ContainmentMethod) -> Int {
-        threads == 1 ? 1 : threads * (method == .engineBatch ? 2 : 8)
+        threads == 1 || method == .engineBatch ? threads : threads * 8
     }
 
     func jsonLine(fences: Int, loadSeconds: Double) -> String {

@@ -114,6 +114,29 @@ struct CellSweepTwinTests {
         #expect(perFix == expected, "seed \(seed): per fix \(perFix.count) pairs, scan \(expected.count)")
     }
 
+    /// The instrumented walk behind `geofence-bench contains --work` finds the query's pairs,
+    /// and its counts add up: every candidate is a circle or a polygon, every polygon candidate
+    /// is answered by its cell or tested on its crossed cell's edges.
+    @Test("the step counts find the query's pairs and add up", arguments: testSeeds(2, base: 77))
+    func workCounts(seed: UInt64) throws {
+        var rng = SeededGenerator(seed: seed)
+        var world = RandomWorld.city
+        world.levelShare = 0
+        let fences = world.fences(count: 500, &rng)
+        let evaluator = try ContainmentEvaluator(fenceSet: try FenceSet(fences))
+        let points = world.queryPoints(count: 4_000, fences: fences, &rng)
+        let latitudes = points.map(\.latitude), longitudes = points.map(\.longitude)
+        var pairs = ContainmentPairs()
+        try evaluator.containing(latitudes: latitudes, longitudes: longitudes, into: &pairs)
+        let c = try latitudes.withUnsafeBufferPointer { lat in
+            try longitudes.withUnsafeBufferPointer { lon in try evaluator.workCounts(latitudes: lat, longitudes: lon) }
+        }
+        #expect(c.fixes == points.count && c.pairs == pairs.count, "seed \(seed): \(c.pairs) pairs counted, \(pairs.count) found")
+        #expect(c.candidates == c.circles + c.polygonCells + c.crossedCells + c.edgeRuns, "seed \(seed): \(c)")
+        #expect(c.exactTests >= c.pairs - c.polygonCells && c.entries >= c.candidates && c.located <= c.fixes, "seed \(seed): \(c)")
+        #expect(c.crossedEdges >= c.crossedCells && c.runTestEdges > 0, "seed \(seed): \(c)")
+    }
+
     /// The circle estimate without branches (which the cap test now starts from) against the
     /// direct computation, at and around the edge of circles of every size, and far from them.
     @Test("the circle estimate agrees with the direct computation", arguments: testSeeds(2, base: 73))

@@ -21,6 +21,9 @@ package struct ContainmentWorkCounts: Sendable, Equatable {
     package var crossedEdges = 0
     /// Polygon candidates without cells (the run test).
     package var edgeRuns = 0
+    /// The edges the run test (``PolygonEdgeIndex``, the polygon test before the cells) would
+    /// have tested for the same polygon candidates: the "before" of ``crossedEdges``.
+    package var runTestEdges = 0
     /// Polygon answers GEOS settled (the point within rounding of an edge).
     package var undecided = 0
     /// Pairs found.
@@ -63,6 +66,7 @@ extension ContainmentEvaluator {
                     counts.circles += 1
                     inside = try covers(slot: Int(keys[k] >> 32), latitude: y, longitude: x)
                 } else {
+                    counts.runTestEdges += Self.runTestEdges(hot.polygons, position: position, x: x, y: y)
                     let test: PolygonTestResult
                     if high.z.bitPattern == 0 {
                         counts.edgeRuns += 1
@@ -89,5 +93,20 @@ extension ContainmentEvaluator {
             }
         }
         return counts
+    }
+
+    /// The edges ``PolygonEdgeIndex/View/test(slot:x:y:)`` examines for the point: those of
+    /// the runs whose latitude span holds it and which reach east of it (all of them, as when
+    /// no edge stops the test early).
+    static func runTestEdges(_ runs: PolygonEdgeIndex.View, position: Int, x: Double, y: Double) -> Int {
+        let range = runs.slotChunks[position]
+        guard range.y > 0 else { return 0 }
+        var edges = 0
+        for c in Int(range.x)..<Int(range.x + range.y) {
+            let b = runs.chunkBounds[c]
+            if y < b.x || y > b.y || x > b.z { continue }
+            edges += Int(runs.chunkRanges[c].y)
+        }
+        return edges
     }
 }
