@@ -141,21 +141,24 @@ struct ContainmentRun {
         // chunks to the others instead of the pass waiting for it.
         let chunks = chunks ?? Self.defaultChunks(threads: threads, method: method)
         for repeatIndex in 0..<repeats {
-            let parts = DisjointSlots<PairChecksum?>(repeating: nil, count: chunks)
-            let failure = DisjointSlots<String?>(repeating: nil, count: chunks)
-            let boxed = WorkerBox(workers)
             let rounds = passes
+            // One slot per item (chunk k of every pass), so no two threads ever write one slot:
+            // chunk k of one pass and of the next can run at the same time.
+            let parts = DisjointSlots<PairChecksum?>(repeating: nil, count: rounds * chunks)
+            let failure = DisjointSlots<String?>(repeating: nil, count: rounds * chunks)
+            let boxed = WorkerBox(workers)
             let t = Measure.time {
                 pool.run(count: rounds * chunks) { item, worker in
                     let k = item % chunks
                     let range = (n * k / chunks)..<(n * (k + 1) / chunks)
                     do {
-                        parts[k] = try boxed.workers[worker].run(range)
-                    } catch { failure[k] = "\(error)" }
+                        parts[item] = try boxed.workers[worker].run(range)
+                    } catch { failure[item] = "\(error)" }
                 }
             } / Double(rounds)
             if let message = failure.storage.compactMap({ $0 }).first { throw BenchError(message) }
-            checksum = parts.storage.reduce(into: PairChecksum()) { $0.merge($1!) }
+            // The last pass's chunks (every pass gives the same).
+            checksum = parts.storage.suffix(chunks).reduce(into: PairChecksum()) { $0.merge($1!) }
             times.append(t)
             if repeatIndex == 0 { passes = Swift.max(1, Int((0.05 / Swift.max(t, 1e-6)).rounded(.up))) }
         }

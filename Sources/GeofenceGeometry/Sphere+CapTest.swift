@@ -30,8 +30,9 @@ extension Sphere {
 
     /// ``capHolds(_:latitude1:longitude1:latitude2:longitude2:cosLatitude2:sinLatitude2:)``'s
     /// estimate alone, with no branch on its outcome: 1 when it certifies the point inside, 0
-    /// outside, 2 when it cannot decide (the point is within its margin of the edge, or more
-    /// than 0.01 rad from the centre); the caller then asks ``capHolds(_:latitude1:longitude1:latitude2:longitude2:cosLatitude2:sinLatitude2:)``.
+    /// outside, 2 when it cannot decide (the point is within its margin of the edge, a
+    /// half-difference of latitude or longitude is 0.01 rad or more, or a coordinate is not a
+    /// number); the caller then asks ``capHolds(_:latitude1:longitude1:latitude2:longitude2:cosLatitude2:sinLatitude2:)``.
     /// For loops over many points and one circle, whose answers do not follow a pattern a
     /// branch predictor could learn.
     /// - Complexity: O(1).

@@ -43,7 +43,7 @@ final class BatchScratch {
     private(set) var levels: UnsafeMutablePointer<Int>
     private(set) var indexes: UnsafeMutablePointer<Int32>
     /// The cell sweep's per-fix values for one cell's fixes (grown to the most fixes a cell
-    /// has had; see ``ContainmentEvaluator/sweepCells(cells:ends:_:_:_:indexes:options:scratch:)``):
+    /// has had; see ``ContainmentEvaluator/sweepCells(cells:ends:_:_:_:indexes:options:runs:scratch:)``):
     /// query boxes (x, y, −x, −y as `Float`) and radians; for one fence the fixes its box
     /// holds, with their crossed cells' edges and parity; where each fix's pairs go.
     private(set) var sweepCapacity = 0

@@ -44,7 +44,7 @@ extension ContainmentEvaluator {
         return found
     }
 
-    /// ``sweepCells(cells:ends:_:_:_:indexes:options:scratch:)`` for the fixes `begin ..< end`
+    /// ``sweepCells(cells:ends:_:_:_:indexes:options:runs:scratch:)`` for the fixes `begin ..< end`
     /// of one cell; returns the pairs' new count.
     private func sweep(
         cell: Int, _ begin: Int, _ end: Int, _ lat: UnsafePointer<Double>, _ lon: UnsafePointer<Double>,

@@ -3,21 +3,27 @@ import GeofenceGEOS
 extension ContainmentEvaluator {
     /// The batch query in tile order: the first pass (``CellDirectory/View/locate(latitudes:longitudes:count:indexes:fine:)``)
     /// keeps the fixes whose fine cell some fence's box reaches; those alone are grouped by
-    /// tiles of cells (``TileLayout``: single cells unless the fixes are too few for that), in
-    /// input order within a tile (a counting pass and a scatter of their positions, then their
-    /// coordinates gathered); the later stages run over them tile by tile, and the pairs are
-    /// put back in input order by a stable radix sort by fix index (which keeps each fix's
-    /// slots ascending).
+    /// tiles of cells, in input order within a tile (a counting pass and a scatter of their
+    /// positions, then their coordinates gathered); the later stages run over them tile by
+    /// tile, and the pairs are put back in input order, each fix's slots still ascending.
+    ///
+    /// When the located fixes are at least a quarter of the directory's cells (`sweep` on),
+    /// every tile is one cell and the cell is swept fence by fence
+    /// (``sweepCells(cells:ends:_:_:_:indexes:options:runs:scratch:)``; `tileBytes` then
+    /// plays no part); the pairs go back by whole runs a fix (``placeRuns(count:located:fixes:indexes:scratch:)``)
+    /// from two pairs a fix, else by a stable radix sort by fix index. Otherwise the tiles are
+    /// squares of cells of about `tileBytes` of fence data (``TileLayout``), answered by the
+    /// fix-major blocks, and the radix sort puts the pairs back.
     ///
     /// In the fixes' own order, neighbouring fixes rarely share a region (devices interleave
     /// in time), so once the fences' data outgrows the caches every fix's cell, boxes, records
     /// and edges are cache misses; cell by cell, the fixes of a cell share its entries,
     /// records, polygon cells and edges, first-level cache hits after the first fix. Fixes no
-    /// box reaches (nine in ten with 1k fences) are never moved.
-    /// `tileBytes` is the fence data a tile aims for (see ``TileLayout``). Returns the pairs'
-    /// count in `scratch.pairs`.
-    /// - Complexity: O(n) time for n fixes (at most m / ``minimumFixesPerTile`` tiles for the m
-    ///   located), O(n) scratch (about 60 bytes a fix, kept).
+    /// box reaches (nine in ten with 1k fences) are never moved. Returns the pairs' count in
+    /// `scratch.pairs`.
+    /// - Complexity: O(n + c) time for n fixes and the c tiles (at most 4m cells when sweeping,
+    ///   else m / ``minimumFixesPerTile`` squares, for the m located), O(n) scratch (about 80
+    ///   bytes a fix, kept).
     func containingInTileOrder(
         _ lat: UnsafePointer<Double>, _ lon: UnsafePointer<Double>, _ levels: UnsafePointer<Int>?, count n: Int,
         options: ContainmentOptions, scratch: BatchScratch, tileBytes: Int = tileBytes, sweep: Bool = true
@@ -123,9 +129,9 @@ extension ContainmentEvaluator {
     /// at 100k, where tiles of 256 KiB (a share of a core's second-level cache, the previous
     /// choice) gave 18.5–18.7 M and 3.07–3.09 M; 8–16 KiB lay between.
     static let tileBytes = 1 << 10
-    /// Fixes a tile gets at least, on average: fewer tiles than cells when the batch is small
-    /// (`geofence contains` hands over about 90k fixes at a time), so the tiles' counts never
-    /// cost more than the fixes (at most n / 4 of them). 4 and 16 measured the same.
+    /// Fixes a square tile gets at least, on average: fewer tiles than cells when the batch is
+    /// small and too few for the sweep's one tile a cell, so the tiles' counts never cost more
+    /// than the fixes (at most n / 4 of them). 4 and 16 measured the same.
     static let minimumFixesPerTile = 4
 
     /// Tiles of the grid directory: squares of 2^k × 2^k cells, about `tileBytes` of the

@@ -10,7 +10,7 @@ package struct ContainmentWorkCounts: Sendable, Equatable {
     package var located = 0
     /// Directory entries whose boxes were checked.
     package var entries = 0
-    /// Candidates: boxes holding the fix (one per fence).
+    /// Candidates: boxes holding the fix (one per fence) whose fence the level rule lets through.
     package var candidates = 0
     /// Circle tests.
     package var circles = 0
@@ -38,15 +38,26 @@ package struct ContainmentWorkCounts: Sendable, Equatable {
 extension ContainmentEvaluator {
     /// Counts the work of the grid directory's query for each fix (see
     /// ``ContainmentWorkCounts``), the steps taken one by one as the batch and per-fix paths
-    /// take them; levels are ignored. Slow (instrumented): for reports, never for answers,
-    /// though its pairs count is checked against the query's.
+    /// take them, for fixes without a level and the default options (a fence on a level is not
+    /// a candidate). Without a grid directory (the tree answers) only fixes and pairs are
+    /// counted. Slow (instrumented): for reports, never for answers, though its pairs count is
+    /// checked against the query's.
     /// - Complexity: that of the query.
     package func workCounts(latitudes: UnsafeBufferPointer<Double>, longitudes: UnsafeBufferPointer<Double>) throws(GEOSError)
         -> ContainmentWorkCounts
     {
         var counts = ContainmentWorkCounts()
         let hot = self.hot, directory = hot.directory
-        guard hot.directoryEnabled else { return counts }
+        guard hot.directoryEnabled else {
+            var slots: [Int32] = []
+            for i in 0..<latitudes.count {
+                try containing(latitude: latitudes[i], longitude: longitudes[i], level: nil, into: &slots)
+                counts.fixes += 1
+                counts.pairs += slots.count
+            }
+            return counts
+        }
+        let options = ContainmentOptions()
         let keys = UnsafeMutablePointer<UInt64>.allocate(capacity: Swift.max(1, directory.maximumCandidates))
         defer { keys.deallocate() }
         for i in 0..<latitudes.count {
@@ -56,7 +67,13 @@ extension ContainmentEvaluator {
             guard end >= 0, first != end || directory.largeCount > 0 else { continue }
             counts.located += 1
             counts.entries += end - first + directory.largeCount
-            let n = directory.keys(latitude: y, longitude: x, entries: first, end, writingTo: keys)
+            let found = directory.keys(latitude: y, longitude: x, entries: first, end, writingTo: keys)
+            // The level rule first, as the query applies it.
+            var n = 0
+            for k in 0..<found where hot.levelMatches(position: Int(UInt32(truncatingIfNeeded: keys[k])), level: nil, options: options) {
+                keys[n] = keys[k]
+                n += 1
+            }
             counts.candidates += n
             for k in 0..<n {
                 let position = Int(UInt32(truncatingIfNeeded: keys[k]))

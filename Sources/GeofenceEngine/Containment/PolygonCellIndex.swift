@@ -126,6 +126,16 @@ struct PolygonCellIndex: Sendable {
         /// - Complexity: O(e) for the e edges listed in the cell.
         @inline(__always)
         func edgesWithoutBranches(_ hit: CellHit, x: Double, y: Double) -> PolygonTestResult {
+            let (odd, doubt) = edgeBits(hit, x: x, y: y)
+            if doubt { return edgesInDoubt(hit, x: x, y: y) }
+            return odd ? .inside : .outside
+        }
+
+        /// The folded bits of ``edgesWithoutBranches(_:x:y:)``: the parity after the listed
+        /// edges' crossings, and whether any edge was in doubt or exact (then the parity is
+        /// not the answer).
+        @inline(__always)
+        func edgeBits(_ hit: CellHit, x: Double, y: Double) -> (odd: Bool, doubt: Bool) {
             var flips = hit.odd ? 1 : 0, doubt = 0
             var k = hit.from
             while k < hit.to {
@@ -143,8 +153,7 @@ struct PolygonCellIndex: Sendable {
                 doubt |= straddles & (1 &- certain) | (y1 == y ? 1 : 0)
                 k &+= 1
             }
-            if doubt != 0 { return edgesInDoubt(hit, x: x, y: y) }
-            return flips != 0 ? .inside : .outside
+            return (flips != 0, doubt != 0)
         }
 
         /// ``edges(_:x:y:)`` out of line: the rare cell with an edge in doubt (inlined, it
