@@ -69,7 +69,9 @@ struct ContainsBenchCommand: ParsableCommand {
         var world: PeerWorld! = nil
         let load = try Measure.time { world = try PeerWorld.load(fences: fences, fixes: self.fixes, limit: limit) }
         guard batch.map({ $0 >= 1 }) ?? true else { throw ValidationError("--batch must be at least 1") }
-        guard chunks.map({ $0 >= threads }) ?? true else { throw ValidationError("--chunks must be at least --threads") }
+        guard chunks.map({ $0 >= threads && $0 <= 4_096 }) ?? true else {
+            throw ValidationError("--chunks must be at least --threads and at most 4096")
+        }
         let result = try ContainmentRun.measure(
             world: world, method: method, threads: threads, repeats: repeats, order: order, batchSize: batch, chunks: chunks)
         print(result.jsonLine(fences: world.fenceSet.count, loadSeconds: load))

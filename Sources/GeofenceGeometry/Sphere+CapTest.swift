@@ -22,10 +22,26 @@ extension Sphere {
         _ threshold: Double, latitude1 lat1: Double, longitude1 lon1: Double,
         latitude2 lat2: Double, longitude2 lon2: Double, cosLatitude2 cos2: Double, sinLatitude2 sin2: Double
     ) -> Bool {
+        capCount(
+            threshold, latitude1: lat1, longitude1: lon1, latitude2: lat2, longitude2: lon2, cosLatitude2: cos2, sinLatitude2: sin2) == 1
+    }
+
+    /// ``capHolds(_:latitude1:longitude1:latitude2:longitude2:cosLatitude2:sinLatitude2:)`` as
+    /// 1 or 0, for loops that add it to a count: the estimate's answer taken without a branch
+    /// on it, the exact term behind the one predictable branch on "undecided".
+    /// - Complexity: O(1).
+    @inlinable @inline(__always)
+    package static func capCount(
+        _ threshold: Double, latitude1 lat1: Double, longitude1 lon1: Double,
+        latitude2 lat2: Double, longitude2 lon2: Double, cosLatitude2 cos2: Double, sinLatitude2 sin2: Double
+    ) -> Int {
         let estimate = capEstimate(
             threshold, latitude1: lat1, longitude1: lon1, latitude2: lat2, longitude2: lon2, cosLatitude2: cos2, sinLatitude2: sin2)
-        if estimate < 2 { return estimate == 1 }
-        return capHoldsExactly(threshold, latitude1: lat1, longitude1: lon1, latitude2: lat2, longitude2: lon2, cosLatitude2: cos2)
+        if estimate > 1 {
+            return capHoldsExactly(threshold, latitude1: lat1, longitude1: lon1, latitude2: lat2, longitude2: lon2, cosLatitude2: cos2)
+                ? 1 : 0
+        }
+        return estimate
     }
 
     /// ``capHolds(_:latitude1:longitude1:latitude2:longitude2:cosLatitude2:sinLatitude2:)``'s

@@ -145,7 +145,7 @@ final class BatchScratch {
         levels = .allocate(capacity: n)
         indexes = .allocate(capacity: n)
         runs = .allocate(capacity: n)
-        runStarts = .allocate(capacity: n + 1)
+        runStarts = .allocate(capacity: n)
         runTargets = .allocate(capacity: n)
     }
 

@@ -105,17 +105,12 @@ extension ContainmentEvaluator {
             let slot = key &>> 32
             let low = hot.records[2 &* position], high = hot.records[2 &* position &+ 1]
             if low.w >= 0 {
-                // A circle: its estimate for every fix, the exact term for the undecided few.
+                // A circle: its estimate for every fix (the exact term for the undecided few).
                 for c in 0..<count {
                     let j = Int(candidates[c])
-                    var v = Sphere.capEstimate(
+                    let v = Sphere.capCount(
                         low.w, latitude1: latR[j], longitude1: lonR[j],
                         latitude2: low.x, longitude2: low.y, cosLatitude2: low.z, sinLatitude2: high.x)
-                    if v > 1 {
-                        v = Sphere.capHolds(
-                            low.w, latitude1: latR[j], longitude1: lonR[j],
-                            latitude2: low.x, longitude2: low.y, cosLatitude2: low.z, sinLatitude2: high.x) ? 1 : 0
-                    }
                     out[found] = UInt64(truncatingIfNeeded: j) &<< 32 | slot
                     found &+= v
                 }
@@ -123,10 +118,9 @@ extension ContainmentEvaluator {
                 // A polygon without cells: its edge runs.
                 for c in 0..<count {
                     let j = Int(candidates[c])
-                    if try polygonVerdict(hot.polygons.test(slot: position, x: lon[j], y: lat[j]), slot: Int(slot), j, lat, lon) {
-                        out[found] = UInt64(truncatingIfNeeded: j) &<< 32 | slot
-                        found &+= 1
-                    }
+                    let inside = try answerBit(hot.polygons.test(slot: position, x: lon[j], y: lat[j]), slot: Int(slot), latitude: lat[j], longitude: lon[j])
+                    out[found] = UInt64(truncatingIfNeeded: j) &<< 32 | slot
+                    found &+= inside
                 }
             } else {
                 // A polygon's cells: the fixes in cells the boundary does not reach are answered by
@@ -152,9 +146,8 @@ extension ContainmentEvaluator {
                     let hit = PolygonCellIndex.CellHit(
                         from: Int(truncatingIfNeeded: list & 0xFFFF_FFFF), to: Int(truncatingIfNeeded: list &>> 32),
                         odd: odd[c])
-                    let test = hot.cells.edgesWithoutBranches(hit, x: lon[j], y: lat[j])
-                    var inside = test == .inside ? 1 : 0
-                    if test == .undecided { inside = try polygonCovers(slot: Int(slot), latitude: lat[j], longitude: lon[j]) ? 1 : 0 }
+                    let inside = try answerBit(
+                        hot.cells.edgesWithoutBranches(hit, x: lon[j], y: lat[j]), slot: Int(slot), latitude: lat[j], longitude: lon[j])
                     out[found] = UInt64(truncatingIfNeeded: j) &<< 32 | slot
                     found &+= inside
                 }
@@ -192,18 +185,6 @@ extension ContainmentEvaluator {
             at[j] &+= 1
         }
         return sum
-    }
-
-    /// A polygon test's answer, GEOS deciding what rounding left undecided.
-    @inline(__always)
-    private func polygonVerdict(
-        _ test: PolygonTestResult, slot: Int, _ j: Int, _ lat: UnsafePointer<Double>, _ lon: UnsafePointer<Double>
-    ) throws(GEOSError) -> Bool {
-        switch test {
-        case .inside: return true
-        case .outside: return false
-        case .undecided: return try polygonCovers(slot: slot, latitude: lat[j], longitude: lon[j])
-        }
     }
 
     /// The fixes (of `fixes`) some box of one fence holds, each once: its boxes in the cell

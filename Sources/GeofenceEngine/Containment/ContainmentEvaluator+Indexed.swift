@@ -81,18 +81,13 @@ extension ContainmentEvaluator {
             let position = Int(UInt32(truncatingIfNeeded: key))
             guard hot.levelMatches(position: position, level: level, options: options) else { continue }
             let circle = hot.records[2 &* position], high = hot.records[2 &* position &+ 1]
-            // The answers are counted without branching on them (1 inside, 0 outside, 2
-            // undecided): inside and outside follow no pattern a predictor could learn.
-            var inside: Int
+            // The answers are counted without branching on them: inside and outside follow no
+            // pattern a predictor could learn.
+            let inside: Int
             if circle.w >= 0 {
-                inside = Sphere.capEstimate(
+                inside = Sphere.capCount(
                     circle.w, latitude1: latR, longitude1: lonR,
                     latitude2: circle.x, longitude2: circle.y, cosLatitude2: circle.z, sinLatitude2: high.x)
-                if inside > 1 {
-                    inside = Sphere.capHolds(
-                        circle.w, latitude1: latR, longitude1: lonR,
-                        latitude2: circle.x, longitude2: circle.y, cosLatitude2: circle.z, sinLatitude2: high.x) ? 1 : 0
-                }
             } else {
                 let test: PolygonTestResult
                 if high.z.bitPattern == 0 {
@@ -101,10 +96,7 @@ extension ContainmentEvaluator {
                     let hit = hot.cells.cell(circle, high, x: longitude, y: latitude)
                     test = hit.from == hit.to ? (hit.odd ? .inside : .outside) : hot.cells.edgesWithoutBranches(hit, x: longitude, y: latitude)
                 }
-                inside = test == .inside ? 1 : 0
-                if test == .undecided {
-                    inside = try polygonCovers(slot: Int(key >> 32), latitude: latitude, longitude: longitude) ? 1 : 0
-                }
+                inside = try answerBit(test, slot: Int(key >> 32), latitude: latitude, longitude: longitude)
             }
             keys[kept] = key
             kept &+= inside
