@@ -39,6 +39,9 @@ struct SuiteCommand: ParsableCommand {
         guard threads >= 1, threads <= WorkerPool.maximumThreads else {
             throw ValidationError("--threads must be 1 to \(WorkerPool.maximumThreads), found \(threads)")
         }
+        guard rounds >= 1, rounds <= 100, repeats >= 1, repeats <= 1_000, wholeRounds >= 1, wholeRounds <= 100 else {
+            throw ValidationError("--rounds and --whole-rounds must be 1 to 100, --repeats 1 to 1000")
+        }
     }
 
     @Option(help: "Timed repeats of each containment case (median reported).")
@@ -52,6 +55,9 @@ struct SuiteCommand: ParsableCommand {
 
     @Option(help: "A built copy of ../shared/peers (build/flat, shapely_bench.py, duckdb_bench.py) to compare with (default: $PEERS).")
     var peers: String?
+
+    @Option(help: "Rounds of the containment case: each round measures the engine and the peers in turn; a ratio is the median of the rounds' ratios.")
+    var rounds = 3
 
     @Option(help: "Rounds of the whole-command case (engine and DuckDB in turn; medians reported).")
     var wholeRounds = 3
@@ -112,63 +118,6 @@ struct SuiteCommand: ParsableCommand {
     func loadWorld(fences f: Int) throws -> PeerWorld {
         guard let folder = peersFolder else { return try SwiftWorld.world(fences: f, fixes: fixes) }
         return try PeerWorld.load(fences: "\(folder)/fences_\(f).geojson", fixes: "\(folder)/fixes_\(fixes).f64")
-    }
-
-    /// The engine's two APIs on 1 and all threads, the peers (when given) in the same minutes,
-    /// the naive GEOS path, brute force on a prefix; checksums compared.
-    func containment(_ world: PeerWorld, fences f: Int, report: inout BenchReport) throws {
-        let one = try ContainmentRun.measure(world: world, method: .engine, threads: 1, repeats: repeats)
-        let batch = try ContainmentRun.measure(world: world, method: .engineBatch, threads: 1, repeats: repeats)
-        let peer = peerRunner
-        let cGrid = try peer?.cGrid(fences: f, fixes: world.fixCount, repeats: max(repeats, 5))
-        let shapely = try peer?.shapely(fences: f, fixes: world.fixCount, repeats: repeats)
-        let all = try ContainmentRun.measure(world: world, method: .engine, threads: threads, repeats: repeats)
-        let batchAll = try ContainmentRun.measure(world: world, method: .engineBatch, threads: threads, repeats: repeats)
-        let duck = try peer?.duckDB(fences: f, fixes: world.fixCount, threads: threads, repeats: repeats, mode: "grid")
-        let geos = try ContainmentRun.measure(world: world, method: .geos, threads: 1, repeats: 1)
-        for r in [all, batch, batchAll] where r.checksum != one.checksum {
-            throw BenchError("F=\(f): checksums differ: engine \(one.checksum.hex), \(r.method.rawValue) T=\(r.threads) \(r.checksum.hex)")
-        }
-        guard one.checksum == geos.checksum else {
-            throw BenchError("F=\(f): checksums differ: engine \(one.checksum.hex), GEOS \(geos.checksum.hex)")
-        }
-        for p in [cGrid, shapely, duck].compactMap({ $0 }) where p.checksum != one.checksum.hex {
-            throw BenchError("F=\(f): \(p.name) reports checksum \(p.checksum), the engine \(one.checksum.hex)")
-        }
-        // Brute force: about a second of work, on the first fixes; the engine on the same prefix.
-        let prefixCount = max(1_000, min(world.fixCount, 100_000_000 / max(1, f)))
-        let prefix = world.prefix(prefixCount)
-        let brute = try ContainmentRun.measure(world: prefix, method: .brute, threads: 1, repeats: 1)
-        let enginePrefix = try ContainmentRun.measure(world: prefix, method: .engine, threads: 1, repeats: 1)
-        guard brute.checksum == enginePrefix.checksum else {
-            throw BenchError("F=\(f): engine and brute force disagree on the first \(prefixCount) fixes")
-        }
-        let rss = Measure.peakRSSMiB()
-        func record(_ r: ContainmentRun, _ method: String, ratios: [(String, Double)], note: String = "") -> BenchRecord {
-            BenchRecord(
-                benchCase: "contains", method: method, fences: f, fixes: r.fixes, threads: r.threads, seconds: r.seconds,
-                rate: r.fixesPerSecond, pairs: r.checksum.pairs, checksum: r.checksum.hex, peakRSSMiB: rss, ratios: ratios, note: note)
-        }
-        func peers(_ rate: Double, threads t: Int) -> [(String, Double)] {
-            var out: [(String, Double)] = []
-            if let cGrid, t == 1 { out.append(("c-grid", rate / cGrid.fixesPerSecond)) }
-            if let shapely, t == 1 { out.append(("shapely", rate / shapely.fixesPerSecond)) }
-            if let duck, t == duck.threads { out.append(("duckdb grid", rate / duck.fixesPerSecond)) }
-            return out
-        }
-        report.records.append(record(one, "engine fix API", ratios: peers(one.fixesPerSecond, threads: 1) + [("geos", one.fixesPerSecond / geos.fixesPerSecond)]))
-        report.records.append(record(batch, "engine batch API", ratios: peers(batch.fixesPerSecond, threads: 1) + [("fix API", batch.fixesPerSecond / one.fixesPerSecond)],
-                                     note: fenceSetSorted(world) ? "fixes taken tile by tile (timed)" : "fences' hot data fits in cache: input order"))
-        report.records.append(record(all, "engine fix API", ratios: [("1 thread", all.fixesPerSecond / one.fixesPerSecond)] + peers(all.fixesPerSecond, threads: threads)))
-        report.records.append(record(batchAll, "engine batch API", ratios: [("1 thread", batchAll.fixesPerSecond / batch.fixesPerSecond)] + peers(batchAll.fixesPerSecond, threads: threads)))
-        for p in [cGrid, shapely, duck].compactMap({ $0 }) {
-            report.records.append(BenchRecord(
-                benchCase: "contains", method: "\(p.name) (peer)", fences: f, fixes: world.fixCount, threads: p.threads,
-                seconds: Double(world.fixCount) / p.fixesPerSecond, rate: p.fixesPerSecond, pairs: p.pairs, checksum: p.checksum,
-                peakRSSMiB: p.peakRSSMiB))
-        }
-        report.records.append(record(geos, "geos-naive", ratios: []))
-        report.records.append(record(brute, "brute", ratios: [], note: "first \(prefixCount) fixes; checksum equals the engine's on them"))
     }
 
     /// The whole `geofence contains` command on the peers' CSV, GeoJSON and compiled fences,

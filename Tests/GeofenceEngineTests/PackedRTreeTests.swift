@@ -180,7 +180,8 @@ struct RadixSortTests {
         for round in 0..<200 {
             let n = rng.int(0...3_000)
             // Few distinct values some rounds (skipped passes, ties), full range others.
-            let mask: UInt64 = [0xFF, 0xFFFF_0000_0000, .max][rng.int(0...2)]
+            // Upper words of 0, 16, 17, 20 and 32 bits: one pass, two even ones, two uneven, three.
+            let mask: UInt64 = [0xFF, 0xFFFF_0000_0000, 0x1_FFFF_0000_0000, 0xF_FFFF_0000_0000, .max][rng.int(0...4)]
             var keys = (0..<n).map { _ in UInt64.random(in: 0...UInt64.max, using: &rng) & mask }
             let spare = UnsafeMutablePointer<UInt64>.allocate(capacity: max(1, n))
             defer { spare.deallocate() }

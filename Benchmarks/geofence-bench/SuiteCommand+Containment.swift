@@ -1,0 +1,109 @@
+import GeofenceEngine
+
+extension SuiteCommand {
+    /// The engine's two APIs on 1 and all threads and the peers (when given), in turn for
+    /// `rounds` rounds, so every ratio compares measurements minutes apart at most and is the
+    /// median of the rounds' own ratios (the host's slow and fast minutes fall on both sides
+    /// of a ratio alike); the naive GEOS path and brute force on a prefix once; checksums
+    /// compared in every round.
+    func containment(_ world: PeerWorld, fences f: Int, report: inout BenchReport) throws {
+        let peer = peerRunner
+        var rounds: [ContainmentRound] = []
+        for _ in 0..<self.rounds {
+            let one = try ContainmentRun.measure(world: world, method: .engine, threads: 1, repeats: repeats)
+            let batch = try ContainmentRun.measure(world: world, method: .engineBatch, threads: 1, repeats: repeats)
+            let cGrid = try peer?.cGrid(fences: f, fixes: world.fixCount, repeats: max(repeats, 5))
+            let shapely = try peer?.shapely(fences: f, fixes: world.fixCount, repeats: repeats)
+            let all = try ContainmentRun.measure(world: world, method: .engine, threads: threads, repeats: repeats)
+            let batchAll = try ContainmentRun.measure(world: world, method: .engineBatch, threads: threads, repeats: repeats)
+            let duck = try peer?.duckDB(fences: f, fixes: world.fixCount, threads: threads, repeats: repeats, mode: "grid")
+            for r in [all, batch, batchAll] where r.checksum != one.checksum {
+                throw BenchError("F=\(f): checksums differ: engine \(one.checksum.hex), \(r.method.rawValue) T=\(r.threads) \(r.checksum.hex)")
+            }
+            for p in [cGrid, shapely, duck].compactMap({ $0 }) where p.checksum != one.checksum.hex {
+                throw BenchError("F=\(f): \(p.name) reports checksum \(p.checksum), the engine \(one.checksum.hex)")
+            }
+            rounds.append(ContainmentRound(engine: [one, batch, all, batchAll], cGrid: cGrid, shapely: shapely, duck: duck))
+        }
+        let checksum = rounds[0].engine[0].checksum
+        guard rounds.allSatisfy({ $0.engine[0].checksum == checksum }) else {
+            throw BenchError("F=\(f): the engine's checksum differs between rounds")
+        }
+        let geos = try ContainmentRun.measure(world: world, method: .geos, threads: 1, repeats: 1)
+        guard checksum == geos.checksum else {
+            throw BenchError("F=\(f): checksums differ: engine \(checksum.hex), GEOS \(geos.checksum.hex)")
+        }
+        // Brute force: about a second of work, on the first fixes; the engine on the same prefix.
+        let prefixCount = max(1_000, min(world.fixCount, 100_000_000 / max(1, f)))
+        let prefix = world.prefix(prefixCount)
+        let brute = try ContainmentRun.measure(world: prefix, method: .brute, threads: 1, repeats: 1)
+        let enginePrefix = try ContainmentRun.measure(world: prefix, method: .engine, threads: 1, repeats: 1)
+        guard brute.checksum == enginePrefix.checksum else {
+            throw BenchError("F=\(f): engine and brute force disagree on the first \(prefixCount) fixes")
+        }
+        let rss = Measure.peakRSSMiB()
+        let n = world.fixCount
+        /// The engine's measurement k: median seconds over the rounds; its ratios, each the
+        /// median over the rounds (all of them listed in the note).
+        func engineRecord(_ k: Int, _ method: String, ratios: [(String, (ContainmentRound) -> Double?)], note: String = "") -> BenchRecord {
+            let seconds = Measure.median(rounds.map { $0.engine[k].seconds })
+            var medians: [(String, Double)] = []
+            var lists: [String] = []
+            for (name, ratio) in ratios {
+                let values = rounds.compactMap(ratio)
+                guard !values.isEmpty else { continue }
+                medians.append((name, Measure.median(values)))
+                if values.count > 1 { lists.append("\(name) " + values.map { RTreeBench.fixed($0, 2) }.joined(separator: "/")) }
+            }
+            let run = rounds[0].engine[k]
+            let perRound = lists.isEmpty ? "" : "rounds: " + lists.joined(separator: "; ")
+            return BenchRecord(
+                benchCase: "contains", method: method, fences: f, fixes: n, threads: run.threads, seconds: seconds,
+                rate: Double(n) / seconds, pairs: checksum.pairs, checksum: checksum.hex, peakRSSMiB: rss, ratios: medians,
+                note: [note, perRound].filter { !$0.isEmpty }.joined(separator: "; "))
+        }
+        func rate(_ r: ContainmentRound, _ k: Int) -> Double { r.engine[k].fixesPerSecond }
+        func peers(_ k: Int, threads t: Int) -> [(String, (ContainmentRound) -> Double?)] {
+            var out: [(String, (ContainmentRound) -> Double?)] = []
+            if t == 1 {
+                out.append(("c-grid", { r in r.cGrid.map { rate(r, k) / $0.fixesPerSecond } }))
+                out.append(("shapely", { r in r.shapely.map { rate(r, k) / $0.fixesPerSecond } }))
+            }
+            out.append(("duckdb grid", { r in r.duck.flatMap { $0.threads == t ? rate(r, k) / $0.fixesPerSecond : nil } }))
+            return out
+        }
+        let geosRate = geos.fixesPerSecond
+        report.records.append(engineRecord(0, "engine fix API", ratios: peers(0, threads: 1) + [("geos", { r in rate(r, 0) / geosRate })]))
+        report.records.append(engineRecord(
+            1, "engine batch API", ratios: peers(1, threads: 1) + [("fix API", { r in rate(r, 1) / rate(r, 0) })],
+            note: fenceSetSorted(world) ? "fixes taken tile by tile (timed)" : "fences' hot data fits in cache: input order"))
+        report.records.append(engineRecord(2, "engine fix API", ratios: [("1 thread", { r in rate(r, 2) / rate(r, 0) })] + peers(2, threads: threads)))
+        report.records.append(engineRecord(3, "engine batch API", ratios: [("1 thread", { r in rate(r, 3) / rate(r, 1) })] + peers(3, threads: threads)))
+        let peerRuns: [[PeerRunner.Result]] = [rounds.compactMap(\.cGrid), rounds.compactMap(\.shapely), rounds.compactMap(\.duck)]
+        for runs in peerRuns where !runs.isEmpty {
+            let p = runs[0]
+            let rate = Measure.median(runs.map(\.fixesPerSecond))
+            report.records.append(BenchRecord(
+                benchCase: "contains", method: "\(p.name) (peer)", fences: f, fixes: n, threads: p.threads,
+                seconds: Double(n) / rate, rate: rate, pairs: p.pairs, checksum: p.checksum,
+                peakRSSMiB: Measure.median(runs.map(\.peakRSSMiB)),
+                note: runs.count > 1 ? "rounds: " + runs.map { RTreeBench.rate($0.fixesPerSecond) }.joined(separator: "/") + " /s" : ""))
+        }
+        func record(_ r: ContainmentRun, _ method: String, note: String = "") -> BenchRecord {
+            BenchRecord(
+                benchCase: "contains", method: method, fences: f, fixes: r.fixes, threads: r.threads, seconds: r.seconds,
+                rate: r.fixesPerSecond, pairs: r.checksum.pairs, checksum: r.checksum.hex, peakRSSMiB: rss, note: note)
+        }
+        report.records.append(record(geos, "geos-naive"))
+        report.records.append(record(brute, "brute", note: "first \(prefixCount) fixes; checksum equals the engine's on them"))
+    }
+}
+
+/// One round of the containment case: the engine's fix and batch APIs on one thread and on
+/// all (in that order), and the peers measured between them.
+struct ContainmentRound {
+    var engine: [ContainmentRun]
+    var cGrid: PeerRunner.Result?
+    var shapely: PeerRunner.Result?
+    var duck: PeerRunner.Result?
+}
