@@ -8,8 +8,9 @@
 /// directory cannot answer alone (no directory, or entries too large for its cells).
 ///
 /// It is the directory's fine grid in the one form every lookup uses: the per-fix query (whose
-/// first look this is, inlined into the caller's loop), the directory's point lookup and the
-/// batch's first pass (``CellDirectory/View/locate(latitudes:longitudes:count:indexes:fine:)``).
+/// first look this is, inlined into the caller's loop) and the directory's point lookup; the
+/// batch's first pass (``CellDirectory/View/locate(latitudes:longitudes:count:indexes:fine:)``)
+/// computes the same cells two coordinates at a time, and is tested against it.
 @usableFromInline
 struct PointCoverage {
     @usableFromInline let minX, maxX, minY, maxY: Double

@@ -352,7 +352,10 @@ package final class CellDirectory: Sendable {
         /// cell's computation and one bit of a table that stays in the cache, and nothing else
         /// (the cells' starts are read later, for the fixes kept only). Not inlined: alone, its
         /// few loop values stay in registers (inlined into the batch's large loop they were
-        /// spilled to the stack and reloaded for every fix).
+        /// spilled to the stack and reloaded for every fix). It is ``PointCoverage/fine(latitude:longitude:)``
+        /// and ``PointCoverage/isReached(_:)`` with both coordinates in one vector and no branch
+        /// (the same cells, tested point by point against them): with 1k fences, where this
+        /// pass is half of a batch, 7.1–7.6 → 6.1–6.7 ms a million fixes.
         /// - Complexity: O(count).
         @inline(never)
         func locate(
@@ -362,14 +365,29 @@ package final class CellDirectory: Sendable {
             let coverage = PointCoverage(self)
             // Large entries are checked for every point: every fix inside the grid goes on.
             let everyFix = largeCount > 0 ? 1 : 0
+            let low = SIMD2(coverage.minX, coverage.minY), high = SIMD2(coverage.maxX, coverage.maxY)
+            let scale = SIMD2(coverage.scaleX, coverage.scaleY)
+            let last = SIMD2(Double(coverage.lastColumn), Double(coverage.lastRow))
+            let magic = SIMD2<Double>(repeating: 4_503_599_627_370_496.0)  // 2⁵²
+            let width = coverage.fineWidth, bits = coverage.bits
             var a = 0
             for i in 0..<n {
-                // Outside the grid, or not a number: no entry can hold the point.
-                guard let f = coverage.fine(latitude: lat[i], longitude: lon[i]) else { continue }
+                // The fine cell of PointCoverage.fine, both coordinates at once and without a
+                // branch: a point outside the grid (or not a number) is taken to fine cell (0, 0)
+                // and not kept.
+                let p = SIMD2(lon[i], lat[i])
+                let inside = (p .>= low) .& (p .<= high)
+                let v = pointwiseMin((p - low) * scale, last).replacing(with: 0, where: .!inside)
+                let t = v + magic
+                let nearest = unsafeBitCast(t, to: SIMD2<Int64>.self) & 0xF_FFFF_FFFF_FFFF
+                let cell = nearest &+ unsafeBitCast((t - magic) .> v, to: SIMD2<Int64>.self)  // −1 where rounded up
+                let column = Int(cell.x), row = Int(cell.y)
+                let f = row &* width &+ column
+                let reached = Int(truncatingIfNeeded: (bits[f &>> 6] &>> UInt64(truncatingIfNeeded: f & 63)) & 1)
                 // Written for every fix, kept (the count moves on) only when its fine cell is reached.
                 indexes[a] = Int32(truncatingIfNeeded: i)
-                fine[a] = UInt64(truncatingIfNeeded: f.column) | UInt64(truncatingIfNeeded: f.row) &<< 32
-                a &+= coverage.reachedBit(f) | everyFix
+                fine[a] = UInt64(truncatingIfNeeded: column) | UInt64(truncatingIfNeeded: row) &<< 32
+                a &+= (reached | everyFix) & (all(inside) ? 1 : 0)
             }
             return a
         }
