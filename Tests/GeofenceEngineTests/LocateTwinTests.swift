@@ -2,8 +2,9 @@ import GeofenceTestSupport
 import Testing
 @testable import GeofenceEngine
 
-/// The batch's first pass (`CellDirectory.View.locate`, two coordinates at once and without a
-/// branch) against its obvious twin: `PointCoverage.fine` and `isReached`, point by point.
+/// The batch's first pass (`CellDirectory.View.locate`) and the per-fix query's first look
+/// (`PointCoverage.candidateCell`), both two coordinates at once and without a branch on the
+/// grid's edges, against their obvious twin: `PointCoverage.fine` and `isReached`, point by point.
 @Suite("Locate")
 struct LocateTwinTests {
     /// The twin: the fixes whose fine cell some box reaches (every fix inside the grid when
@@ -21,7 +22,7 @@ struct LocateTwinTests {
 
     /// Random points inside and around the grid, on its edges and its cells' edges, and not
     /// numbers, in worlds with and without large entries (a fence too wide for the cells).
-    @Test("locate keeps the fixes and fine cells the coverage gives, point by point", arguments: testSeeds(3, base: 91))
+    @Test("locate and candidateCell give the fixes and cells the coverage gives, point by point", arguments: testSeeds(3, base: 91))
     func locateEqualsCoverage(seed: UInt64) throws {
         for (name, base) in IndexedContainmentTests.worlds {
             var world = base
@@ -65,6 +66,20 @@ struct LocateTwinTests {
                 for k in 0..<min(m, expected.count) where indexes[k] != expected[k].index || fine[k] != expected[k].fine {
                     Issue.record("seed \(seed) \(name) wide \(wide): fix \(k) is \(indexes[k]) in \(fine[k]), the twin's \(expected[k])")
                     break
+                }
+                // The per-fix query's first look: the same cell, or −1 (−2 with large entries).
+                let coverage = PointCoverage(view)
+                for (i, p) in points.enumerated() {
+                    var expected = -2
+                    if !coverage.everyPoint {
+                        let f = coverage.fine(latitude: p.latitude, longitude: p.longitude)
+                        expected = f.map { coverage.isReached($0) ? coverage.cell($0) : -1 } ?? -1
+                    }
+                    let cell = coverage.candidateCell(latitude: p.latitude, longitude: p.longitude)
+                    if cell != expected {
+                        Issue.record("seed \(seed) \(name) wide \(wide): point \(i) \(p) has cell \(cell), the twin's \(expected)")
+                        break
+                    }
                 }
                 // Fixes both kept and dropped: the test says something either way.
                 #expect(m > 0 && m < n, "seed \(seed) \(name) wide \(wide): \(m) of \(n) located")

@@ -19,6 +19,9 @@ struct PointCoverage {
     /// Fine cells per cell side, as a shift, and the grid's columns (a fine cell's cell).
     @usableFromInline let shift, columns: Int
     @usableFromInline let bits: UnsafePointer<UInt64>
+    /// The grid's corners (longitude, latitude), the fine cells per degree, and the last fine
+    /// column and row, as vectors (``fineCell(latitude:longitude:)``).
+    @usableFromInline let low, high, scale, last: SIMD2<Double>
     /// True when every point must go on to the full query (no directory, or entries too large
     /// for its cells, which every point's query checks).
     @usableFromInline let everyPoint: Bool
@@ -30,15 +33,17 @@ struct PointCoverage {
 
     /// The coverage of a directory's view (valid while the directory lives).
     init(_ view: CellDirectory.View, enabled: Bool = true) {
-        let scale = Double(1 << view.fineShift)
+        let fineScale = Double(1 << view.fineShift)
         minX = view.minLongitude; maxX = view.maxLongitude; minY = view.minLatitude; maxY = view.maxLatitude
-        scaleX = view.inverseCellWidth * scale; scaleY = view.inverseCellHeight * scale
+        scaleX = view.inverseCellWidth * fineScale; scaleY = view.inverseCellHeight * fineScale
         lastColumn = (view.columns << view.fineShift) - 1
         lastRow = (view.rows << view.fineShift) - 1
         fineWidth = view.columns << view.fineShift
         shift = view.fineShift
         columns = view.columns
         bits = view.occupied
+        low = SIMD2(minX, minY); high = SIMD2(maxX, maxY); scale = SIMD2(scaleX, scaleY)
+        last = SIMD2(Double(lastColumn), Double(lastRow))
         everyPoint = !enabled || view.largeCount > 0
     }
 
@@ -48,6 +53,24 @@ struct PointCoverage {
     func fine(latitude y: Double, longitude x: Double) -> (column: Int, row: Int)? {
         guard x >= minX, x <= maxX, y >= minY, y <= maxY else { return nil }
         return (Swift.min(lastColumn, Self.truncated((x - minX) * scaleX)), Swift.min(lastRow, Self.truncated((y - minY) * scaleY)))
+    }
+
+    /// ``fine(latitude:longitude:)`` with both coordinates in one vector and no branch: the
+    /// same fine cell when `inside`; a point outside the grid or not a number is `inside`
+    /// false and given fine cell (0, 0), so its table lookups stay in bounds.
+    /// - Complexity: O(1).
+    @inlinable @inline(__always)
+    func fineCell(latitude y: Double, longitude x: Double) -> (column: Int, row: Int, inside: Bool) {
+        let p = SIMD2(x, y)
+        let inside = (p .>= low) .& (p .<= high)
+        let v = pointwiseMin((p - low) * scale, last).replacing(with: 0, where: .!inside)
+        // `truncated` for both: the nearest integer in the low bits of v + 2⁵², less one
+        // where that rounded up (the mask's lanes are −1 where true).
+        let magic = SIMD2<Double>(repeating: 4_503_599_627_370_496.0)
+        let t = v + magic
+        let nearest = unsafeBitCast(t, to: SIMD2<Int64>.self) & 0xF_FFFF_FFFF_FFFF
+        let cell = nearest &+ unsafeBitCast((t - magic) .> v, to: SIMD2<Int64>.self)
+        return (Int(truncatingIfNeeded: cell.x), Int(truncatingIfNeeded: cell.y), all(inside))
     }
 
     /// Whether some entry's box reaches the fine cell.
@@ -74,8 +97,10 @@ struct PointCoverage {
     @inlinable @inline(__always)
     func candidateCell(latitude y: Double, longitude x: Double) -> Int {
         if everyPoint { return -2 }
-        guard let f = fine(latitude: y, longitude: x), isReached(f) else { return -1 }
-        return cell(f)
+        // One branch, on "inside the grid and reached" (the fine cell without one).
+        let f = fineCell(latitude: y, longitude: x)
+        guard reachedBit((f.column, f.row)) & (f.inside ? 1 : 0) != 0 else { return -1 }
+        return cell((f.column, f.row))
     }
 
     /// False when no fence can hold the point; true when the full query must decide.

@@ -365,29 +365,14 @@ package final class CellDirectory: Sendable {
             let coverage = PointCoverage(self)
             // Large entries are checked for every point: every fix inside the grid goes on.
             let everyFix = largeCount > 0 ? 1 : 0
-            let low = SIMD2(coverage.minX, coverage.minY), high = SIMD2(coverage.maxX, coverage.maxY)
-            let scale = SIMD2(coverage.scaleX, coverage.scaleY)
-            let last = SIMD2(Double(coverage.lastColumn), Double(coverage.lastRow))
-            let magic = SIMD2<Double>(repeating: 4_503_599_627_370_496.0)  // 2⁵²
-            let width = coverage.fineWidth, bits = coverage.bits
             var a = 0
             for i in 0..<n {
-                // The fine cell of PointCoverage.fine, both coordinates at once and without a
-                // branch: a point outside the grid (or not a number) is taken to fine cell (0, 0)
-                // and not kept.
-                let p = SIMD2(lon[i], lat[i])
-                let inside = (p .>= low) .& (p .<= high)
-                let v = pointwiseMin((p - low) * scale, last).replacing(with: 0, where: .!inside)
-                let t = v + magic
-                let nearest = unsafeBitCast(t, to: SIMD2<Int64>.self) & 0xF_FFFF_FFFF_FFFF
-                let cell = nearest &+ unsafeBitCast((t - magic) .> v, to: SIMD2<Int64>.self)  // −1 where rounded up
-                let column = Int(cell.x), row = Int(cell.y)
-                let f = row &* width &+ column
-                let reached = Int(truncatingIfNeeded: (bits[f &>> 6] &>> UInt64(truncatingIfNeeded: f & 63)) & 1)
+                // A point outside the grid (or not a number) is in fine cell (0, 0), not kept.
+                let f = coverage.fineCell(latitude: lat[i], longitude: lon[i])
                 // Written for every fix, kept (the count moves on) only when its fine cell is reached.
                 indexes[a] = Int32(truncatingIfNeeded: i)
-                fine[a] = UInt64(truncatingIfNeeded: column) | UInt64(truncatingIfNeeded: row) &<< 32
-                a &+= (reached | everyFix) & (all(inside) ? 1 : 0)
+                fine[a] = UInt64(truncatingIfNeeded: f.column) | UInt64(truncatingIfNeeded: f.row) &<< 32
+                a &+= (coverage.reachedBit((f.column, f.row)) | everyFix) & (f.inside ? 1 : 0)
             }
             return a
         }
