@@ -51,6 +51,28 @@ final class ContainmentWorker {
         }
     }
 
+    /// The batch API's pairs for fixes `range`, in one call, into `pairs` (indexes from the
+    /// range's start): what the batch is timed on, its checksum taken after the clock stops
+    /// (``checksum(_:from:)``), as the Python peers time theirs.
+    func query(_ range: Range<Int>, into pairs: inout ContainmentPairs) throws {
+        precondition(method == .engineBatch && batchSize == nil)
+        try latitudes.withUnsafeBufferPointer { lat in
+            try longitudes.withUnsafeBufferPointer { lon in
+                try evaluator.containing(
+                    latitudes: UnsafeBufferPointer(rebasing: lat[range]), longitudes: UnsafeBufferPointer(rebasing: lon[range]),
+                    order: order, into: &pairs)
+            }
+        }
+    }
+
+    /// The checksum of ``query(_:into:)``'s pairs for the fixes from `start`.
+    func checksum(_ pairs: ContainmentPairs, from start: Int) -> PairChecksum {
+        var sum = PairChecksum()
+        let fileIndex = world.fileIndexOfSlot
+        for k in 0..<pairs.count { sum.add(fix: start + Int(pairs.fixes[k]), fence: fileIndex[Int(pairs.slots[k])]) }
+        return sum
+    }
+
     /// Tests fixes `range` and returns their checksum.
     func run(_ range: Range<Int>) throws -> PairChecksum {
         var sum = PairChecksum()
