@@ -47,6 +47,9 @@ struct ContainsBenchCommand: ParsableCommand {
     @Option(help: "Ranges a pass is cut into, taken by the threads as they come free (default: one per thread for --api batch and on one thread, 8 per thread for --api fix).")
     var chunks: Int?
 
+    @Option(help: "Passes over the fixes a timed repeat makes, 1 to 1000 (default: enough to last 50 ms, from the first repeat).")
+    var passes: Int?
+
     @Option(help: "Test only the first N fixes.")
     var limit: Int?
 
@@ -72,8 +75,10 @@ struct ContainsBenchCommand: ParsableCommand {
         guard chunks.map({ $0 >= threads && $0 <= 4_096 }) ?? true else {
             throw ValidationError("--chunks must be at least --threads and at most 4096")
         }
+        guard passes.map({ $0 >= 1 && $0 <= 1_000 }) ?? true else { throw ValidationError("--passes must be 1 to 1000") }
         let result = try ContainmentRun.measure(
-            world: world, method: method, threads: threads, repeats: repeats, order: order, batchSize: batch, chunks: chunks)
+            world: world, method: method, threads: threads, repeats: repeats, order: order, batchSize: batch, chunks: chunks,
+            passes: passes)
         print(result.jsonLine(fences: world.fenceSet.count, loadSeconds: load))
         if work {
             let (line, pairs) = try Self.workLine(world)
@@ -123,7 +128,7 @@ struct ContainmentRun {
 
     static func measure(
         world: PeerWorld, method: ContainmentMethod, threads: Int, repeats: Int, order: ContainmentOrder = .automatic,
-        batchSize: Int? = nil, chunks: Int? = nil
+        batchSize: Int? = nil, chunks: Int? = nil, passes fixedPasses: Int? = nil
     ) throws -> ContainmentRun {
         let workers = try (0..<threads).map { _ in
             try ContainmentWorker(world: world, method: method, order: order, batchSize: batchSize)
@@ -137,7 +142,7 @@ struct ContainmentRun {
         // A timed repeat makes enough passes over the fixes to last 50 ms or more (from the
         // first, untimed-for-the-median repeat): 1M fixes at 1k fences take under 10 ms, where
         // waking the threads and the host's hiccups would weigh as much as the work.
-        var passes = 1
+        var passes = fixedPasses ?? 1
         // The fixes in `chunks` equal ranges, taken by the threads as they come free (the
         // pool hands out items in order): a thread the host holds up leaves its remaining
         // chunks to the others instead of the pass waiting for it.
@@ -181,7 +186,7 @@ struct ContainmentRun {
         for repeatIndex in 0..<repeats {
             times.append(try pass(passes))
             if repeatIndex == 0 {
-                passes = Swift.max(1, Int((0.05 / Swift.max(times[0], 1e-6)).rounded(.up)))
+                passes = fixedPasses ?? Swift.max(1, Int((0.05 / Swift.max(times[0], 1e-6)).rounded(.up)))
                 if keepsPairs && passes > 1 {
                     found = DisjointSlots<ContainmentPairs>(repeating: ContainmentPairs(), count: passes * chunks)
                     _ = try pass(passes)
