@@ -6,10 +6,9 @@ import Testing
 @Suite("Run placement")
 struct RunPlacementTests {
     /// Random located fixes in a random order, each with a random run of pairs (none for
-    /// some); the pairs read in input order, by gathered runs, by scattered targets and by the
-    /// gathered runs' fallback (a length field too short for some runs), equal the pairs
-    /// sorted stably by fix index.
-    @Test("runs gathered, runs scattered and the fallback equal a stable sort", arguments: testSeeds(3, base: 97))
+    /// some, long ones for a few); the pairs placed in input order equal the pairs sorted
+    /// stably by fix index.
+    @Test("runs placed in input order equal a stable sort", arguments: testSeeds(3, base: 97))
     func placementEqualsSort(seed: UInt64) throws {
         var rng = SeededGenerator(seed: seed)
         let scratch = BatchScratch(maximumCandidates: 8)
@@ -28,22 +27,11 @@ struct RunPlacementTests {
                 for _ in 0..<c { pairs.append(UInt64(i) << 32 | UInt64(rng.int(0...1_000_000))) }
             }
             let expected = pairs.enumerated().sorted { ($0.element >> 32, $0.offset) < ($1.element >> 32, $1.offset) }.map(\.element)
-            for way in ["gathered", "scattered", "fallback"] {
-                scratch.reservePairs(max(1, pairs.count), keeping: 0)
-                scratch.pairs.update(from: pairs, count: pairs.count)
-                switch way {
-                case "gathered":
-                    ContainmentEvaluator.placeRuns(count: pairs.count, located: m, fixes: n, indexes: scratch.indexes, scratch: scratch)
-                case "scattered":
-                    ContainmentEvaluator.placeRunsByTargets(count: pairs.count, located: m, fixes: n, indexes: scratch.indexes, scratch: scratch)
-                default:
-                    // 3 bits: runs of 8 or more pairs (one fix in twenty) take the fallback.
-                    ContainmentEvaluator.placeRuns(
-                        count: pairs.count, located: m, fixes: n, indexes: scratch.indexes, scratch: scratch, lengthBits: 3)
-                }
-                let placed = Array(UnsafeBufferPointer(start: scratch.pairs, count: pairs.count))
-                #expect(placed == expected, "seed \(seed) round \(round) \(way): \(n) fixes, \(m) located, \(pairs.count) pairs")
-            }
+            scratch.reservePairs(max(1, pairs.count), keeping: 0)
+            scratch.pairs.update(from: pairs, count: pairs.count)
+            ContainmentEvaluator.placeRuns(count: pairs.count, located: m, fixes: n, indexes: scratch.indexes, scratch: scratch)
+            let placed = Array(UnsafeBufferPointer(start: scratch.pairs, count: pairs.count))
+            #expect(placed == expected, "seed \(seed) round \(round): \(n) fixes, \(m) located, \(pairs.count) pairs")
         }
     }
 }

@@ -57,9 +57,8 @@ final class BatchScratch {
     /// One cell's pairs, fence by fence (`j << 32 | slot` for the cell's fix j).
     private(set) var cellPairs: UnsafeMutablePointer<UInt64>
     private(set) var cellPairCapacity = 0
-    /// Each located fix's pair count, in tile order; in input order, each fix's run (where it
-    /// starts in tile order and its length, in one word) or its count then first pair; each
-    /// located fix's first pair in input order (the sweep's placements).
+    /// Each located fix's pair count, in tile order, and the batch's fixes' pair counts then
+    /// first pairs, in input order (the sweep's placement).
     private(set) var runs: UnsafeMutablePointer<Int32>
     private(set) var runStarts: UnsafeMutablePointer<Int>
     private(set) var runTargets: UnsafeMutablePointer<Int>

@@ -95,48 +95,10 @@ extension ContainmentEvaluator {
 
     /// Puts the sweep's `count` pairs in input order: they are fix by fix in tile order, the
     /// located fix q (input index `indexes[q]`) having `scratch.runs[q]` of them, so each fix's
-    /// run moves whole (a counting sort by fix with one count per fix, not per pair).
-    ///
-    /// Each located fix's run (where it starts in tile order, and its length) is written at
-    /// its input index; then the runs are read in input order and written one after the
-    /// other. The writes are sequential and the reads scattered: scattered reads wait
-    /// together, where each run written to its place had a cache line fetched for writing
-    /// (100k fences: 179.5 → 175 ms, medians of four interleaved runs). A run is one word,
-    /// its start above its length's `lengthBits` bits; a length or a start too large for
-    /// that (never met with 24 bits: 16 million fences holding one fix) is placed by
-    /// ``placeRunsByTargets(count:located:fixes:indexes:scratch:)``.
+    /// run moves whole to where the fixes before it in input order end (a counting sort by
+    /// fix with one count per fix, not per pair).
     /// - Complexity: O(n + count) for n fixes.
-    static func placeRuns(
-        count: Int, located m: Int, fixes n: Int, indexes: UnsafePointer<Int32>, scratch: BatchScratch, lengthBits: Int = 24
-    ) {
-        let runs = scratch.runs, packed = scratch.runStarts
-        let longest = 1 &<< lengthBits
-        guard count < 1 &<< (63 &- lengthBits) else {
-            return placeRunsByTargets(count: count, located: m, fixes: n, indexes: indexes, scratch: scratch)
-        }
-        packed.initialize(repeating: 0, count: n)
-        var from = 0
-        for q in 0..<m {
-            let c = Int(runs[q])
-            guard c < longest else { return placeRunsByTargets(count: count, located: m, fixes: n, indexes: indexes, scratch: scratch) }
-            packed[Int(indexes[q])] = from &<< lengthBits | c
-            from &+= c
-        }
-        let source = scratch.pairs, target = scratch.pairSpare
-        var to = 0
-        for i in 0..<n {
-            let run = packed[i]
-            let c = run & (longest &- 1), at = run &>> lengthBits
-            for r in 0..<c { target[to &+ r] = source[at &+ r] }
-            to &+= c
-        }
-        scratch.swapPairBuffers()
-    }
-
-    /// ``placeRuns(count:located:fixes:indexes:scratch:)`` by scattered writes: each run's
-    /// place in input order found first (a count per fix, summed), then each run written there.
-    /// - Complexity: O(n + count) for n fixes.
-    static func placeRunsByTargets(count: Int, located m: Int, fixes n: Int, indexes: UnsafePointer<Int32>, scratch: BatchScratch) {
+    static func placeRuns(count: Int, located m: Int, fixes n: Int, indexes: UnsafePointer<Int32>, scratch: BatchScratch) {
         let runs = scratch.runs, starts = scratch.runStarts
         starts.initialize(repeating: 0, count: n)
         for q in 0..<m { starts[Int(indexes[q])] = Int(runs[q]) }
