@@ -153,7 +153,8 @@ struct ContainmentRun {
         // timed pass allocates nothing (warmed by an untimed pass once the passes are known).
         // One query a fix is timed with its checksum, as the C grid's loop is.
         let keepsPairs = method == .engineBatch && batchSize == nil
-        var found = DisjointSlots<ContainmentPairs>(repeating: ContainmentPairs(), count: keepsPairs ? chunks : 0)
+        // One slot per item of a pass (grown, and warmed untimed, when the passes grow).
+        var found = DisjointSlots<ContainmentPairs>(repeating: ContainmentPairs(), count: keepsPairs ? passes * chunks : 0)
         let boxed = WorkerBox(workers)
         func pass(_ rounds: Int) throws -> Double {
             // One slot per item (chunk k of every pass), so no two threads ever write one slot:
@@ -187,7 +188,7 @@ struct ContainmentRun {
             times.append(try pass(passes))
             if repeatIndex == 0 {
                 passes = fixedPasses ?? Swift.max(1, Int((0.05 / Swift.max(times[0], 1e-6)).rounded(.up)))
-                if keepsPairs && passes > 1 {
+                if keepsPairs && found.count < passes * chunks {
                     found = DisjointSlots<ContainmentPairs>(repeating: ContainmentPairs(), count: passes * chunks)
                     _ = try pass(passes)
                 }

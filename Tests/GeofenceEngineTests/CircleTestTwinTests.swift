@@ -5,7 +5,8 @@ import Testing
 @_spi(Engine) import GeofenceGeometry
 
 /// The hot paths' shortcuts against their slow twins: the circle test without `cos` or `sin`
-/// against the two-`sin` term, and the unchecked conversion against `Int(_:)`.
+/// (and its first step, the plain squares) against the two-`sin` term, and the unchecked
+/// conversion against `Int(_:)`.
 @Suite("Circle test and coverage shortcuts")
 struct CircleTestTwinTests {
     /// The same answer as `Sphere.haversineTerm(…) <= threshold` for points anywhere, near
@@ -31,6 +32,46 @@ struct CircleTestTwinTests {
                     #expect(got == (term <= t), "seed \(seed): point \(point) centre \(centre) threshold \(t) term \(term)")
                 }
             }
+        }
+    }
+
+    /// The plain squares' answer (`Sphere.capSquares`, which the cap test starts from) is the
+    /// `sin` computation's wherever it gives one: centres anywhere, on the poles and beside
+    /// the antimeridian (points across it), radii from 10 cm to 50 km, points on, near and far
+    /// from the edge; and it gives one for nearly every point not near the edge.
+    @Test("the plain squares agree with the sin computation and decide most points", arguments: testSeeds(3, base: 101))
+    func squaresMatchSin(seed: UInt64) {
+        var rng = SeededGenerator(seed: seed)
+        let toRadians = Double.pi / 180
+        var clear = 0, decided = 0
+        for _ in 0..<4_000 {
+            let latitude = rng.chance(0.05) ? (rng.chance(0.5) ? 90.0 : -90.0) : rng.double(-89.99...89.99)
+            let longitude = rng.chance(0.2) ? 180 - rng.double(0...0.01) : rng.double(-180...180)
+            let centre = Coordinate(latitude: latitude, longitude: longitude)
+            let radius = rng.logUniform(0.1, 50_000)
+            let threshold = Sphere.capThreshold(radius: radius)
+            let (lat2, lon2) = (centre.latitude * toRadians, centre.longitude * toRadians)
+            for _ in 0..<6 {
+                let share = [rng.double(0...3), 1 + rng.double(-1e-6...1e-6), 1 + rng.double(-1e-3...1e-3)][rng.int(0...2)]
+                let point = Sphere.destination(from: centre, distance: radius * share, bearing: rng.double(0...(2 * .pi)))
+                let (lat1, lon1) = (point.latitude * toRadians, point.longitude * toRadians)
+                let holds = Sphere.haversineTerm(
+                    latitude1: lat1, longitude1: lon1, cosLatitude1: cos(lat1), latitude2: lat2, longitude2: lon2,
+                    cosLatitude2: cos(lat2)) <= threshold
+                let squares = Sphere.capSquares(
+                    threshold, latitude1: lat1, longitude1: lon1, latitude2: lat2, longitude2: lon2, cosLatitude2: cos(lat2))
+                #expect(squares == 2 || (squares == 1) == holds, "seed \(seed): centre \(centre) radius \(radius) point \(point): \(squares), exact \(holds)")
+                // Away from the edge (1 % of the radius), off the poles, within 0.01 rad.
+                if abs(share - 1) > 0.01, abs(latitude) < 80, radius < 20_000, abs(centre.longitude - point.longitude) < 0.5 {
+                    clear += 1
+                    if squares != 2 { decided += 1 }
+                }
+            }
+        }
+        #expect(clear > 1_000 && decided * 100 >= clear * 99, "seed \(seed): \(decided) of \(clear) points clear of the edge decided")
+        for bad in [Double.nan, .infinity, -.infinity] {
+            #expect(Sphere.capSquares(1e-9, latitude1: bad, longitude1: 0.5, latitude2: 0.5, longitude2: 0.5, cosLatitude2: cos(0.5)) == 2)
+            #expect(Sphere.capSquares(1e-9, latitude1: 0.5, longitude1: bad, latitude2: 0.5, longitude2: 0.5, cosLatitude2: cos(0.5)) == 2)
         }
     }
 

@@ -56,8 +56,9 @@ struct PointCoverage {
     }
 
     /// ``fine(latitude:longitude:)`` with both coordinates in one vector and no branch: the
-    /// same fine cell when `inside`; a point outside the grid or not a number is `inside`
-    /// false and given fine cell (0, 0), so its table lookups stay in bounds.
+    /// same fine cell when `inside`; for a point outside the grid or not a number `inside` is
+    /// false and each coordinate outside (or not a number) is taken as the grid's first
+    /// column or row, so its table lookups stay in bounds.
     /// - Complexity: O(1).
     @inlinable @inline(__always)
     func fineCell(latitude y: Double, longitude x: Double) -> (column: Int, row: Int, inside: Bool) {

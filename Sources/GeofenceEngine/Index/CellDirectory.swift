@@ -367,7 +367,7 @@ package final class CellDirectory: Sendable {
             let everyFix = largeCount > 0 ? 1 : 0
             var a = 0
             for i in 0..<n {
-                // A point outside the grid (or not a number) is in fine cell (0, 0), not kept.
+                // A point outside the grid (or not a number) has a fine cell in bounds, not kept.
                 let f = coverage.fineCell(latitude: lat[i], longitude: lon[i])
                 // Written for every fix, kept (the count moves on) only when its fine cell is reached.
                 indexes[a] = Int32(truncatingIfNeeded: i)

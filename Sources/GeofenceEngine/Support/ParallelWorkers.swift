@@ -52,7 +52,8 @@ package final class DisjointSlots<Element>: @unchecked Sendable {
     /// Runs `body` on slot `i` in place (no copy: a value with arrays stays uniquely held).
     /// Callers guarantee that no two threads touch the same slot at once.
     package func update<R, E: Error>(_ i: Int, _ body: (inout Element) throws(E) -> R) throws(E) -> R {
-        try body(&base[i])
+        precondition(i >= 0 && i < count, "slot \(i) of \(count)")
+        return try body(&base[i])
     }
 
     /// A copy of every slot, for the caller once the workers are done.
