@@ -55,7 +55,7 @@ final class ContainmentWorker {
     /// range's start): what the batch is timed on, its checksum taken after the clock stops
     /// (``checksum(_:from:)``), as the Python peers time theirs.
     func query(_ range: Range<Int>, into pairs: inout ContainmentPairs) throws {
-        precondition(method == .engineBatch && batchSize == nil)
+        precondition(method == .engineBatch)
         try latitudes.withUnsafeBufferPointer { lat in
             try longitudes.withUnsafeBufferPointer { lon in
                 try evaluator.containing(
@@ -80,18 +80,11 @@ final class ContainmentWorker {
             var pairs = self.pairs
             self.pairs = ContainmentPairs()
             defer { self.pairs = pairs }
-            let fileIndex = world.fileIndexOfSlot
             let step = batchSize ?? range.count
             for start in stride(from: range.lowerBound, to: range.upperBound, by: Swift.max(1, step)) {
                 let part = start..<Swift.min(range.upperBound, start + step)
-                try latitudes.withUnsafeBufferPointer { lat in
-                    try longitudes.withUnsafeBufferPointer { lon in
-                        try evaluator.containing(
-                            latitudes: UnsafeBufferPointer(rebasing: lat[part]), longitudes: UnsafeBufferPointer(rebasing: lon[part]),
-                            order: order, into: &pairs)
-                    }
-                }
-                for k in 0..<pairs.count { sum.add(fix: start + Int(pairs.fixes[k]), fence: fileIndex[Int(pairs.slots[k])]) }
+                try query(part, into: &pairs)
+                sum.merge(checksum(pairs, from: start))
             }
             return sum
         }

@@ -89,14 +89,9 @@ extension ContainmentEvaluator {
                     circle.w, latitude1: latR, longitude1: lonR,
                     latitude2: circle.x, longitude2: circle.y, cosLatitude2: circle.z, sinLatitude2: high.x)
             } else {
-                let test: PolygonTestResult
-                if high.z.bitPattern == 0 {
-                    test = hot.polygons.test(slot: position, x: longitude, y: latitude)
-                } else {
-                    let hit = hot.cells.cell(circle, high, x: longitude, y: latitude)
-                    test = hit.from == hit.to ? (hit.odd ? .inside : .outside) : hot.cells.edgesWithoutBranches(hit, x: longitude, y: latitude)
-                }
-                inside = try answerBit(test, slot: Int(key >> 32), latitude: latitude, longitude: longitude)
+                inside = try answerBit(
+                    hot.polygonTest(position: position, x: longitude, y: latitude), slot: Int(key >> 32), latitude: latitude,
+                    longitude: longitude)
             }
             keys[kept] = key
             kept &+= inside

@@ -13,14 +13,12 @@
 /// computes the same cells two coordinates at a time, and is tested against it.
 @usableFromInline
 struct PointCoverage {
-    @usableFromInline let minX, maxX, minY, maxY: Double
-    @usableFromInline let scaleX, scaleY: Double
     @usableFromInline let lastColumn, lastRow, fineWidth: Int
     /// Fine cells per cell side, as a shift, and the grid's columns (a fine cell's cell).
     @usableFromInline let shift, columns: Int
     @usableFromInline let bits: UnsafePointer<UInt64>
     /// The grid's corners (longitude, latitude), the fine cells per degree, and the last fine
-    /// column and row, as vectors (``fineCell(latitude:longitude:)``).
+    /// column and row (`lastColumn`, `lastRow` as doubles, for ``fineCell(latitude:longitude:)``).
     @usableFromInline let low, high, scale, last: SIMD2<Double>
     /// True when every point must go on to the full query (no directory, or entries too large
     /// for its cells, which every point's query checks).
@@ -34,15 +32,14 @@ struct PointCoverage {
     /// The coverage of a directory's view (valid while the directory lives).
     init(_ view: CellDirectory.View, enabled: Bool = true) {
         let fineScale = Double(1 << view.fineShift)
-        minX = view.minLongitude; maxX = view.maxLongitude; minY = view.minLatitude; maxY = view.maxLatitude
-        scaleX = view.inverseCellWidth * fineScale; scaleY = view.inverseCellHeight * fineScale
         lastColumn = (view.columns << view.fineShift) - 1
         lastRow = (view.rows << view.fineShift) - 1
         fineWidth = view.columns << view.fineShift
         shift = view.fineShift
         columns = view.columns
         bits = view.occupied
-        low = SIMD2(minX, minY); high = SIMD2(maxX, maxY); scale = SIMD2(scaleX, scaleY)
+        low = SIMD2(view.minLongitude, view.minLatitude); high = SIMD2(view.maxLongitude, view.maxLatitude)
+        scale = SIMD2(view.inverseCellWidth, view.inverseCellHeight) * fineScale
         last = SIMD2(Double(lastColumn), Double(lastRow))
         everyPoint = !enabled || view.largeCount > 0
     }
@@ -51,8 +48,10 @@ struct PointCoverage {
     /// - Complexity: O(1).
     @inlinable @inline(__always)
     func fine(latitude y: Double, longitude x: Double) -> (column: Int, row: Int)? {
-        guard x >= minX, x <= maxX, y >= minY, y <= maxY else { return nil }
-        return (Swift.min(lastColumn, Self.truncated((x - minX) * scaleX)), Swift.min(lastRow, Self.truncated((y - minY) * scaleY)))
+        guard x >= low.x, x <= high.x, y >= low.y, y <= high.y else { return nil }
+        return (
+            Swift.min(lastColumn, Self.truncated((x - low.x) * scale.x)), Swift.min(lastRow, Self.truncated((y - low.y) * scale.y))
+        )
     }
 
     /// ``fine(latitude:longitude:)`` with both coordinates in one vector and no branch: the

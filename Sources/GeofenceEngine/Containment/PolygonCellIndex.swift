@@ -96,7 +96,7 @@ struct PolygonCellIndex: Sendable {
         ///   reach; O(e) for the e edges listed in a crossed cell.
         @inline(__always)
         func test(_ low: SIMD4<Double>, _ high: SIMD4<Double>, x: Double, y: Double) -> PolygonTestResult {
-            edges(cell(low, high, x: x, y: y), x: x, y: y)
+            edgesWithoutBranches(cell(low, high, x: x, y: y), x: x, y: y)
         }
 
         /// The first half of ``test(_:_:x:y:)``: the point's cell, its base parity and the range of
