@@ -5,8 +5,8 @@
 #
 #   bash scripts/alloc-per-fix.sh FENCES.geojson FIXES.f64 [fix|batch]
 #
-# One pass a repeat (`--passes 1`): the batch's bench keeps each pass's pairs in buffers of
-# their own, so a number of passes that followed the timing would change the count.
+# One pass a repeat (`--passes 1`), so the count does not depend on how many passes the
+# timing would choose (an untimed warm-up pass, and the per-pass bookkeeping, come with them).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 fences=${1:?fences GeoJSON}

@@ -65,6 +65,14 @@ final class ContainmentWorker {
         }
     }
 
+    /// ``query(_:into:)`` into the worker's own buffer (a pass whose pairs are not checked).
+    func query(_ range: Range<Int>) throws {
+        var pairs = self.pairs
+        self.pairs = ContainmentPairs()
+        defer { self.pairs = pairs }
+        try query(range, into: &pairs)
+    }
+
     /// The checksum of ``query(_:into:)``'s pairs for the fixes from `start`.
     func checksum(_ pairs: ContainmentPairs, from start: Int) -> PairChecksum {
         var sum = PairChecksum()

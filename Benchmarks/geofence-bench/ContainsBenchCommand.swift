@@ -149,49 +149,48 @@ struct ContainmentRun {
         let chunks = chunks ?? Self.defaultChunks(threads: threads, method: method)
         // The batch API (one call a chunk) is timed as the Python peers time theirs: the call
         // that hands back the pairs (here in input order), the checksum taken after the clock
-        // stops. Each item's pairs have a slot of their own, kept from repeat to repeat so a
-        // timed pass allocates nothing (warmed by an untimed pass once the passes are known).
+        // stops. The last pass's chunks keep their pairs in a slot each (one item a slot, so no
+        // two threads write one); earlier passes write into their worker's own buffer, which
+        // only that worker's one item at a time uses. So the memory is the chunks' pairs once,
+        // whatever the passes, and every buffer is warm before a timed pass.
         // One query a fix is timed with its checksum, as the C grid's loop is.
         let keepsPairs = method == .engineBatch && batchSize == nil
-        // One slot per item of a pass (grown, and warmed untimed, when the passes grow).
-        var found = DisjointSlots<ContainmentPairs>(repeating: ContainmentPairs(), count: keepsPairs ? passes * chunks : 0)
+        let found = DisjointSlots<ContainmentPairs>(repeating: ContainmentPairs(), count: keepsPairs ? chunks : 0)
         let boxed = WorkerBox(workers)
         func pass(_ rounds: Int) throws -> Double {
             // One slot per item (chunk k of every pass), so no two threads ever write one slot:
             // chunk k of one pass and of the next can run at the same time.
-            let parts = DisjointSlots<PairChecksum?>(repeating: nil, count: rounds * chunks)
+            let parts = DisjointSlots<PairChecksum?>(repeating: nil, count: keepsPairs ? 0 : rounds * chunks)
             let failure = DisjointSlots<String?>(repeating: nil, count: rounds * chunks)
-            let slots = found
+            let lastPass = (rounds - 1) * chunks
             let t = Measure.time {
                 pool.run(count: rounds * chunks) { item, worker in
                     let k = item % chunks
                     let range = (n * k / chunks)..<(n * (k + 1) / chunks)
                     do {
-                        if keepsPairs {
-                            try slots.update(item) { (pairs) throws in try boxed.workers[worker].query(range, into: &pairs) }
-                        } else {
+                        if !keepsPairs {
                             parts[item] = try boxed.workers[worker].run(range)
+                        } else if item >= lastPass {
+                            try found.update(k) { (pairs) throws in try boxed.workers[worker].query(range, into: &pairs) }
+                        } else {
+                            try boxed.workers[worker].query(range)
                         }
                     } catch { failure[item] = "\(error)" }
                 }
             } / Double(rounds)
             if let message = failure.storage.compactMap({ $0 }).first { throw BenchError(message) }
             // The last pass's chunks (every pass gives the same).
-            let last = (rounds - 1) * chunks..<rounds * chunks
-            checksum = last.reduce(into: PairChecksum()) { sum, item in
-                let k = item % chunks
-                sum.merge(keepsPairs ? workers[0].checksum(slots[item], from: n * k / chunks) : parts[item]!)
+            checksum = (0..<chunks).reduce(into: PairChecksum()) { sum, k in
+                sum.merge(keepsPairs ? workers[0].checksum(found[k], from: n * k / chunks) : parts[lastPass + k]!)
             }
             return t
         }
         for repeatIndex in 0..<repeats {
             times.append(try pass(passes))
-            if repeatIndex == 0 {
-                passes = fixedPasses ?? Swift.max(1, Int((0.05 / Swift.max(times[0], 1e-6)).rounded(.up)))
-                if keepsPairs && found.count < passes * chunks {
-                    found = DisjointSlots<ContainmentPairs>(repeating: ContainmentPairs(), count: passes * chunks)
-                    _ = try pass(passes)
-                }
+            if repeatIndex == 0 && fixedPasses == nil {
+                passes = Swift.max(1, Int((0.05 / Swift.max(times[0], 1e-6)).rounded(.up)))
+                // The workers' own buffers, first used now: warmed by an untimed pass.
+                if keepsPairs && passes > 1 { _ = try pass(passes) }
             }
         }
         let timed = times.count > 1 ? Array(times.dropFirst()) : times
