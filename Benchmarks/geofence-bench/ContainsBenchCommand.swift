@@ -69,13 +69,14 @@ struct ContainsBenchCommand: ParsableCommand {
         guard threads >= 1, threads <= WorkerPool.maximumThreads, repeats >= 1 else {
             throw ValidationError("--threads must be 1 to \(WorkerPool.maximumThreads) and --repeats >= 1")
         }
-        var world: PeerWorld! = nil
-        let load = try Measure.time { world = try PeerWorld.load(fences: fences, fixes: self.fixes, limit: limit) }
+        // The options checked before the files are read.
         guard batch.map({ $0 >= 1 }) ?? true else { throw ValidationError("--batch must be at least 1") }
         guard chunks.map({ $0 >= threads && $0 <= 4_096 }) ?? true else {
             throw ValidationError("--chunks must be at least --threads and at most 4096")
         }
         guard passes.map({ $0 >= 1 && $0 <= 1_000 }) ?? true else { throw ValidationError("--passes must be 1 to 1000") }
+        var world: PeerWorld! = nil
+        let load = try Measure.time { world = try PeerWorld.load(fences: fences, fixes: self.fixes, limit: limit) }
         let result = try ContainmentRun.measure(
             world: world, method: method, threads: threads, repeats: repeats, order: order, batchSize: batch, chunks: chunks,
             passes: passes)
