@@ -58,6 +58,7 @@ package enum ContainsRun {
             do { return try reader.nextChunk() } catch { throw FixFileError(path: path, reason: error.reason) }
         }
         let (header, rest) = try FixFileReader.readHeader(reader, path: path)
+        PhaseTrace.mark("rows: header")
         let pool = try WorkerPool(threads: threads)
         let evaluators = try EvaluatorBox((0..<pool.threads).map { _ throws(GEOSError) in try ContainmentEvaluator(fenceSet: fenceSet) })
         let ids = quotedIDs(fenceSet)
@@ -96,6 +97,7 @@ package enum ContainsRun {
                 } catch { failures[k] = error }
             }
             if let failure = failures.storage.lazy.compactMap({ $0 }).first { throw failure }
+            PhaseTrace.mark("rows: parse and answer \(block.count >> 10) KiB")
             // Rows and lines are numbered across slices; then each slice writes its lines.
             var firstRows: [Int] = [], firstLines: [Int] = []
             for k in 0..<bounds.count {
@@ -109,7 +111,9 @@ package enum ContainsRun {
             pool.run(count: bounds.count) { k, _ in
                 work.slices[k].format(firstRow: rowStarts[k], firstLine: lineStarts[k], ids: ids)
             }
+            PhaseTrace.mark("rows: format")
             for k in 0..<bounds.count { try write(slices[k].output) }
+            PhaseTrace.mark("rows: write")
             chunk = try next()
         }
         return summary
