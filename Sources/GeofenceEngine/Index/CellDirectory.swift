@@ -147,6 +147,7 @@ package final class CellDirectory: Sendable {
         var most = 0
         for c in 0..<cells { most = Swift.max(most, Int(starts[c + 1] &- starts[c])) }
         let startBuffer = FrozenBuffer(adopting: starts, count: cells + 1)
+        PhaseTrace.note("directory: \(columns) × \(rows) cells, \(pairs) (cell, entry) pairs, \(largeSlots.count) large entries, at most \(most) a cell")
         self.init(
             grid: Grid(
                 isEnabled: true, minLongitude: extent.minLongitude, minLatitude: extent.minLatitude,

@@ -8,6 +8,12 @@ package enum PhaseTrace {
     nonisolated(unsafe) private static var lastFaults = Platform.minorPageFaults()
     nonisolated(unsafe) private static var lastCPU = Platform.processorSeconds()
 
+    /// Prints `text` (a size, a count) without ending a phase.
+    package static func note(_ text: @autoclosure () -> String) {
+        guard isEnabled else { return }
+        Platform.writeStandardError("trace note: \(text())\n")
+    }
+
     /// Prints the time since the previous mark, named `phase`.
     package static func mark(_ phase: @autoclosure () -> String) {
         guard isEnabled else { return }
