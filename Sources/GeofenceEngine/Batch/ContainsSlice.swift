@@ -16,8 +16,6 @@ final class ContainsSlice {
     /// Physical lines of the slice (blank ones included).
     private(set) var lineCount = 0
     private var blankLines = 0
-    /// The slice's input bytes: the first guess at its output's size.
-    private var bytes = 0
     private var pairs = ContainmentPairs()
     /// The slice's NDJSON lines, once ``format(firstRow:firstLine:ids:)`` ran (reused: the
     /// next block's lines overwrite them).
@@ -40,10 +38,6 @@ final class ContainsSlice {
         defer { parsed.giveBack(to: self) }
         // Levels are kept only when the file has the column (without it every row has none).
         parsed.keepsLevels = header.level != nil
-        // Room for a row every 24 bytes at once (rows are longer: device, time and two
-        // coordinates), so the first block's arrays are not grown, each growth a copy into
-        // fresh pages, nine times over; later blocks reuse it. Untouched room costs no memory.
-        parsed.reserve(rows: (end &- start) / 24 &+ 16)
         var row = FixCSVRow()
         var i = start, lineIndex = 0
         while i < end {
@@ -68,7 +62,6 @@ final class ContainsSlice {
             lineIndex &+= 1
         }
         parsed.lineCount = lineIndex
-        parsed.bytes = end &- start
         parsed.pairs.removeAll()
         guard !parsed.latitudes.isEmpty else { return }
         try evaluator.containing(
@@ -82,7 +75,7 @@ final class ContainsSlice {
         var anyLevel = false, keepsLevels = true
         var rows: [Int32]
         var rejections: [(line: Int, reason: String, message: String)]
-        var lineCount = 0, blankLines = 0, bytes = 0
+        var lineCount = 0, blankLines = 0
         var pairs: ContainmentPairs
 
         /// Takes the slice's arrays (emptied, capacity kept).
@@ -96,17 +89,10 @@ final class ContainsSlice {
             rejections.removeAll(keepingCapacity: true)
         }
 
-        mutating func reserve(rows n: Int) {
-            rows.reserveCapacity(n)
-            latitudes.reserveCapacity(n)
-            longitudes.reserveCapacity(n)
-            if keepsLevels { levels.reserveCapacity(n) }
-        }
-
         func giveBack(to slice: ContainsSlice) {
             slice.latitudes = latitudes; slice.longitudes = longitudes; slice.levels = levels
             slice.anyLevel = anyLevel; slice.rows = rows; slice.rejections = rejections
-            slice.lineCount = lineCount; slice.blankLines = blankLines; slice.pairs = pairs; slice.bytes = bytes
+            slice.lineCount = lineCount; slice.blankLines = blankLines; slice.pairs = pairs
         }
 
         /// `row` as the next row: a fix, or a coordinate rejection.
@@ -146,10 +132,6 @@ final class ContainsSlice {
     /// `firstRow`, physical lines from `firstLine`.
     func format(firstRow: Int, firstLine: Int, ids: ByteTable) {
         let pairs = self.pairs, rows = self.rows, rejections = self.rejections
-        // Room for as many bytes as the input's at once (a line per row of about the row's
-        // length with a few fences each): the first block's buffer then grows once, not ten
-        // times from 64 KiB (each growth new pages), and is large enough for huge pages.
-        lines.reserve(bytes)
         pairs.fixes.withUnsafeBufferPointer { fixes in
             pairs.slots.withUnsafeBufferPointer { slots in
                 Self.write(rows: rows, firstRow: firstRow, fixes: fixes, slots: slots, ids: ids, to: lines) { k in

@@ -28,8 +28,6 @@ final class BatchScratch {
 
     // The tile-order pass (grown to the largest batch seen).
     private(set) var capacity = 0
-    /// The block the ten per-fix arrays below are carved from (see ``carve(_:)``).
-    private var perFix: UnsafeMutableRawPointer
     /// The first pass over the whole batch: the fixes some box may hold (indexes into the
     /// batch) and their fine cells.
     private(set) var everyIndex: UnsafeMutablePointer<Int32>
@@ -80,8 +78,17 @@ final class BatchScratch {
         active = .allocate(capacity: b)
         located = .allocate(capacity: Self.chunkSize)
         locatedFine = .allocate(capacity: Self.chunkSize)
+        tileOf = .allocate(capacity: 1)
+        everyIndex = .allocate(capacity: 1)
+        everyFine = .allocate(capacity: 1)
         tileStarts = .allocate(capacity: 1)
-        (perFix, tileOf, everyIndex, everyFine, latitudes, longitudes, levels, indexes, runs, runStarts, runTargets) = Self.carve(1)
+        latitudes = .allocate(capacity: 1)
+        longitudes = .allocate(capacity: 1)
+        levels = .allocate(capacity: 1)
+        indexes = .allocate(capacity: 1)
+        runs = .allocate(capacity: 1)
+        runStarts = .allocate(capacity: 1)
+        runTargets = .allocate(capacity: 1)
         pairs = .allocate(capacity: 1)
         pairSpare = .allocate(capacity: 1)
         queries = .allocate(capacity: 1)
@@ -130,31 +137,16 @@ final class BatchScratch {
         guard n > capacity else { return }
         releaseSortMemory()
         capacity = n
-        (perFix, tileOf, everyIndex, everyFine, latitudes, longitudes, levels, indexes, runs, runStarts, runTargets) = Self.carve(n)
-    }
-
-    /// One block for the tile-order pass's ten per-fix arrays (64 bytes a fix), carved in
-    /// order of alignment: a batch of 90,000 fixes (what `geofence contains` hands over) is
-    /// then one 5.8 MB block, large enough for huge pages, where ten arrays of at most 720 KB
-    /// each took a fault per 4 KiB page when first filled.
-    private static func carve(_ n: Int) -> (
-        UnsafeMutableRawPointer, UnsafeMutablePointer<UInt32>, UnsafeMutablePointer<Int32>, UnsafeMutablePointer<UInt64>,
-        UnsafeMutablePointer<Double>, UnsafeMutablePointer<Double>, UnsafeMutablePointer<Int>, UnsafeMutablePointer<Int32>,
-        UnsafeMutablePointer<Int32>, UnsafeMutablePointer<Int>, UnsafeMutablePointer<Int>
-    ) {
-        let eights = 6, fours = 4  // everyFine, latitudes, longitudes, levels, runStarts, runTargets; the rest
-        let bytes = n * (8 * eights + 4 * fours)
-        guard let block = Platform.allocate(bytes: bytes) else { fatalError("out of memory: \(bytes) bytes of batch scratch") }
-        LargeAllocation.advise(block, bytes: bytes)
-        var at = block
-        func next<T>(_ type: T.Type) -> UnsafeMutablePointer<T> {
-            defer { at += n * MemoryLayout<T>.stride }
-            return at.bindMemory(to: T.self, capacity: n)
-        }
-        let everyFine = next(UInt64.self), latitudes = next(Double.self), longitudes = next(Double.self)
-        let levels = next(Int.self), runStarts = next(Int.self), runTargets = next(Int.self)
-        let tileOf = next(UInt32.self), everyIndex = next(Int32.self), indexes = next(Int32.self), runs = next(Int32.self)
-        return (block, tileOf, everyIndex, everyFine, latitudes, longitudes, levels, indexes, runs, runStarts, runTargets)
+        tileOf = .allocate(capacity: n)
+        everyIndex = .allocate(capacity: n)
+        everyFine = .allocate(capacity: n)
+        latitudes = .allocate(capacity: n)
+        longitudes = .allocate(capacity: n)
+        levels = .allocate(capacity: n)
+        indexes = .allocate(capacity: n)
+        runs = .allocate(capacity: n)
+        runStarts = .allocate(capacity: n)
+        runTargets = .allocate(capacity: n)
     }
 
     /// Makes room for `count` pairs of one cell, keeping the first `kept`.
@@ -174,16 +166,22 @@ final class BatchScratch {
     func reservePairs(_ count: Int, keeping kept: Int) {
         guard count > pairCapacity else { return }
         let capacity = Swift.max(count, 2 * pairCapacity, 1 << 12)
-        let grown = LargeAllocation.allocate(UInt64.self, capacity: capacity)
+        let grown = UnsafeMutablePointer<UInt64>.allocate(capacity: capacity)
         grown.initialize(from: pairs, count: kept)
         pairs.deallocate()
         pairSpare.deallocate()
         pairs = grown
-        pairSpare = LargeAllocation.allocate(capacity: capacity)
+        pairSpare = .allocate(capacity: capacity)
         pairCapacity = capacity
     }
 
-    private func releaseSortMemory() { Platform.free(perFix) }
+    private func releaseSortMemory() {
+        tileOf.deallocate()
+        everyIndex.deallocate(); everyFine.deallocate()
+        latitudes.deallocate(); longitudes.deallocate(); levels.deallocate()
+        indexes.deallocate()
+        runs.deallocate(); runStarts.deallocate(); runTargets.deallocate()
+    }
 
     /// Makes room for the starts of `tiles` tiles (and one past the last).
     func reserveTiles(_ tiles: Int) {

@@ -194,6 +194,8 @@ package final class LineBlockReader {
     /// The whole file, when it could be mapped, and how far blocks have been handed out.
     private let mapping: UnsafeRawBufferPointer?
     private var mappedOffset = 0
+    /// Where the pages already dropped from the mapping end (a multiple of the page size).
+    private var droppedEnd = 0
 
     /// The next block of the mapping: about `blockSize` bytes, cut after a line break. The
     /// pages of the blocks before the previous one are dropped from this process (they stay
@@ -203,8 +205,13 @@ package final class LineBlockReader {
         guard start < mapping.count else { return nil }
         let page = Platform.pageSize
         if lastBlockEnd > 0 {
+            // Only what the last call left: the pages before are gone already (dropping from
+            // the start each time walked the whole read part's page tables again).
             let dropEnd = lastBlockEnd / page * page
-            if dropEnd > 0 { Platform.adviseDontNeed(mapping.baseAddress!, size: dropEnd) }
+            if dropEnd > droppedEnd {
+                Platform.adviseDontNeed(mapping.baseAddress! + droppedEnd, size: dropEnd - droppedEnd)
+                droppedEnd = dropEnd
+            }
         }
         lastBlockEnd = start
         let base = mapping.baseAddress!.assumingMemoryBound(to: UInt8.self)

@@ -95,7 +95,7 @@ package final class CellDirectory: Sendable {
         let columns = layout.columns, rows = layout.rows, cells = columns * rows
         let fine = Self.fineLayout(layout)
         // Pass 1: count entries per cell (the starts, filled in place); set the large ones aside.
-        let starts = LargeAllocation.allocate(UInt32.self, capacity: cells + 1)
+        let starts = UnsafeMutablePointer<UInt32>.allocate(capacity: cells + 1)
         starts.initialize(repeating: 0, count: cells + 1)
         var largeBoxes: [SIMD4<Float>] = [], largeSlots: [UInt64] = []
         var largeEntry = [Bool](repeating: false, count: n)
@@ -120,11 +120,11 @@ package final class CellDirectory: Sendable {
         let pairs = Int(starts[cells])
         let cursor = UnsafeMutablePointer<UInt32>.allocate(capacity: Swift.max(1, cells))
         cursor.initialize(from: starts, count: cells)
-        let boxes = LargeAllocation.allocate(SIMD4<Float>.self, capacity: pairs)
-        let slots = LargeAllocation.allocate(UInt64.self, capacity: pairs)
+        let boxes = UnsafeMutablePointer<SIMD4<Float>>.allocate(capacity: Swift.max(1, pairs))
+        let slots = UnsafeMutablePointer<UInt64>.allocate(capacity: Swift.max(1, pairs))
         // With them, the coverage: the fine cells each (not large) box reaches.
         let fineWords = (fine.columns * fine.rows + 63) / 64
-        let coverage = LargeAllocation.allocate(UInt64.self, capacity: fineWords)
+        let coverage = UnsafeMutablePointer<UInt64>.allocate(capacity: Swift.max(1, fineWords))
         coverage.initialize(repeating: 0, count: Swift.max(1, fineWords))
         for (e, box) in entryBoxes.enumerated() where !largeEntry[e] {
             let stored = PackedRTree.packed(box), key = Self.key(slot: entrySlots[e], storage: entryStorage[e])

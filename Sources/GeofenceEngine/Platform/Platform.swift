@@ -250,26 +250,6 @@ package enum Platform {
         madvise(UnsafeMutableRawPointer(mutating: base), size, MADV_SEQUENTIAL)
     }
 
-    /// The size of a transparent huge page (2 MiB on x86-64 and arm64 Linux with 4 KiB pages).
-    package static let hugePageBytes = 2 << 20
-
-    /// Asks for transparent huge pages in the 2 MiB-aligned part of `[base, base + bytes)`
-    /// (Linux `MADV_HUGEPAGE`; nothing on Darwin, or where the system does not have them).
-    /// Only pages not yet touched are affected: call it right after allocating.
-    ///
-    /// One 2 MiB page maps what 512 small ones do: a random read over a 100 MB index misses
-    /// the TLB far less often, and filling fresh memory takes one fault per 2 MiB instead of
-    /// per 4 KiB. Systems whose THP mode is `always` do this anyway; the usual `madvise` mode
-    /// (Debian's) does it only where asked.
-    package static func adviseHugePages(_ base: UnsafeMutableRawPointer, bytes: Int) {
-        #if canImport(Glibc)
-        let start = (Int(bitPattern: base) + hugePageBytes - 1) & ~(hugePageBytes - 1)
-        let end = (Int(bitPattern: base) + bytes) & ~(hugePageBytes - 1)
-        guard end > start, let aligned = UnsafeMutableRawPointer(bitPattern: start) else { return }
-        madvise(aligned, end - start, MADV_HUGEPAGE)
-        #endif
-    }
-
     /// Drops a mapping's pages from this process (they read back from the file, or as zeros
     /// for anonymous memory). `base` must be page-aligned.
     package static func adviseDontNeed(_ base: UnsafeRawPointer, size: Int) {

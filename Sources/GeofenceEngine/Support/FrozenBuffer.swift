@@ -33,7 +33,7 @@ final class FrozenBuffer<Element: BitwiseCopyable>: @unchecked Sendable {
     /// there (an array that is a temporary, or whose last use this is, may be freed as soon as
     /// the closure returns; measured: a temporary's last words read back as a freed block's).
     convenience init(_ elements: [Element]) {
-        let base = LargeAllocation.allocate(Element.self, capacity: elements.count)
+        let base = UnsafeMutablePointer<Element>.allocate(capacity: Swift.max(1, elements.count))
         elements.withUnsafeBufferPointer { source in
             if let from = source.baseAddress, source.count > 0 { base.initialize(from: from, count: source.count) }
         }
@@ -43,7 +43,7 @@ final class FrozenBuffer<Element: BitwiseCopyable>: @unchecked Sendable {
     /// A copy of the elements in memory of its own (valid only during the call: they are copied).
     convenience init(copying elements: UnsafeBufferPointer<Element>) {
         // Never empty, so `pointer` is never nil.
-        let base = LargeAllocation.allocate(Element.self, capacity: elements.count)
+        let base = UnsafeMutablePointer<Element>.allocate(capacity: Swift.max(1, elements.count))
         if let source = elements.baseAddress, elements.count > 0 {
             base.initialize(from: source, count: elements.count)
         }
@@ -75,7 +75,7 @@ final class FrozenBuffer<Element: BitwiseCopyable>: @unchecked Sendable {
 
     /// `count` elements built in place by `fill`, which must initialise all of them.
     convenience init(count: Int, fill: (UnsafeMutableBufferPointer<Element>) throws -> Void) rethrows {
-        let base = LargeAllocation.allocate(Element.self, capacity: count)
+        let base = UnsafeMutablePointer<Element>.allocate(capacity: Swift.max(1, count))
         do {
             try fill(UnsafeMutableBufferPointer(start: base, count: count))
         } catch {

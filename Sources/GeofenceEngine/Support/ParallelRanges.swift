@@ -26,7 +26,7 @@ struct SharedPointer<Element>: @unchecked Sendable {
     init(_ base: UnsafeMutablePointer<Element>) { self.base = base }
 
     /// Memory for `count` elements (at least one), not initialised.
-    static func allocate(_ count: Int) -> SharedPointer { SharedPointer(LargeAllocation.allocate(capacity: count)) }
+    static func allocate(_ count: Int) -> SharedPointer { SharedPointer(.allocate(capacity: Swift.max(1, count))) }
 
     @inline(__always)
     subscript(i: Int) -> Element {

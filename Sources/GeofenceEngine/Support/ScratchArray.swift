@@ -24,9 +24,8 @@ final class ScratchArray<Element: BitwiseCopyable> {
     deinit { Self.free(base) }
 
     private static func allocate(_ n: Int) -> UnsafeMutablePointer<Element> {
-        guard fromC else { return LargeAllocation.allocate(capacity: n) }
+        guard fromC else { return .allocate(capacity: n) }
         guard let memory = Platform.allocate(bytes: n * MemoryLayout<Element>.stride) else { Self.refused(n) }
-        LargeAllocation.advise(memory, bytes: n * MemoryLayout<Element>.stride)
         return memory.bindMemory(to: Element.self, capacity: n)
     }
 
@@ -51,11 +50,9 @@ final class ScratchArray<Element: BitwiseCopyable> {
             guard let grown = Platform.reallocate(UnsafeMutableRawPointer(base), bytes: wanted * MemoryLayout<Element>.stride) else {
                 Self.refused(wanted)
             }
-            // The grown part is untouched: huge pages for it too.
-            LargeAllocation.advise(grown, bytes: wanted * MemoryLayout<Element>.stride)
             base = grown.bindMemory(to: Element.self, capacity: wanted)
         } else {
-            let grown = LargeAllocation.allocate(Element.self, capacity: wanted)
+            let grown = UnsafeMutablePointer<Element>.allocate(capacity: wanted)
             grown.initialize(from: base, count: count)
             base.deallocate()
             base = grown
