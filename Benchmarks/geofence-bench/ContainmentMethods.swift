@@ -67,10 +67,16 @@ final class ContainmentWorker {
 
     /// ``query(_:into:)`` into the worker's own buffer (a pass whose pairs are not checked).
     func query(_ range: Range<Int>) throws {
+        try withOwnPairs { pairs in try query(range, into: &pairs) }
+    }
+
+    /// `body` on the worker's own pairs buffer, moved out of the object while it runs (a
+    /// class property passed inout costs a dynamic exclusivity check per call).
+    private func withOwnPairs<R>(_ body: (inout ContainmentPairs) throws -> R) rethrows -> R {
         var pairs = self.pairs
         self.pairs = ContainmentPairs()
         defer { self.pairs = pairs }
-        try query(range, into: &pairs)
+        return try body(&pairs)
     }
 
     /// The checksum of ``query(_:into:)``'s pairs for the fixes from `start`.
@@ -85,14 +91,12 @@ final class ContainmentWorker {
     func run(_ range: Range<Int>) throws -> PairChecksum {
         var sum = PairChecksum()
         if method == .engineBatch {
-            var pairs = self.pairs
-            self.pairs = ContainmentPairs()
-            defer { self.pairs = pairs }
-            let step = batchSize ?? range.count
-            for start in stride(from: range.lowerBound, to: range.upperBound, by: Swift.max(1, step)) {
-                let part = start..<Swift.min(range.upperBound, start + step)
-                try query(part, into: &pairs)
-                sum.merge(checksum(pairs, from: start))
+            let step = Swift.max(1, batchSize ?? range.count)
+            try withOwnPairs { pairs in
+                for start in stride(from: range.lowerBound, to: range.upperBound, by: step) {
+                    try query(start..<Swift.min(range.upperBound, start + step), into: &pairs)
+                    sum.merge(checksum(pairs, from: start))
+                }
             }
             return sum
         }
@@ -114,19 +118,14 @@ final class ContainmentWorker {
             }
             return sum
         }
+        // The slow twins, one fix at a time: brute force, or the naive GEOS path.
         for i in range {
             let lat = fixes[2 * i], lon = fixes[2 * i + 1]
-            switch method {
-            case .engine:
-                try evaluator.containing(latitude: lat, longitude: lon, level: nil, into: &buffer)
-                for slot in buffer { sum.add(fix: i, fence: fileIndex[Int(slot)]) }
-            case .engineBatch:
-                preconditionFailure("engine-batch runs whole ranges")
-            case .brute:
+            if method == .brute {
                 for slot in try evaluator.containingByScan(latitude: lat, longitude: lon, level: nil) {
                     sum.add(fix: i, fence: fileIndex[slot])
                 }
-            case .geos:
+            } else {
                 buffer.removeAll(keepingCapacity: true)
                 try naive!.query(latitude: lat, longitude: lon, into: &buffer)
                 for slot in buffer {

@@ -12,9 +12,11 @@ struct ContainsBenchCommand: ParsableCommand {
             "fixes":N,"threads":T,"seconds":<median>,"fixesPerSecond":..,"pairs":..,"checksum":"<16 hex>"}. \
             Loading and index build are excluded from "seconds" and reported as "loadSeconds". \
             "seconds" is the median over the timed repeats of one pass's time; a repeat makes \
-            as many passes as last 50 ms (1M fixes at 1k fences take under 10 ms). \
-            --api fix calls the per-fix query once per fix; --api batch hands each thread's share \
-            of the fixes to the batch query in one call (--order input|tiles|automatic). \
+            as many passes as last 50 ms (1M fixes at 1k fences take under 10 ms; at most 1000), \
+            or --passes. --api fix calls the per-fix query once per fix, timed with its checksum \
+            as the C grid's loop is; --api batch hands each thread's share of the fixes to the \
+            batch query in one call (--order input|tiles|automatic), timed as the Python peers \
+            time theirs, the checksum taken after the clock (with --batch N, inside it). \
             The checksum is the peers' (../shared/peers/common.h), so answers can be compared \
             with Shapely's and the C grid's exactly.
             """
@@ -152,8 +154,8 @@ struct ContainmentRun {
         // that hands back the pairs (here in input order), the checksum taken after the clock
         // stops. The last pass's chunks keep their pairs in a slot each (one item a slot, so no
         // two threads write one); earlier passes write into their worker's own buffer, which
-        // only that worker's one item at a time uses. So the memory is the chunks' pairs once,
-        // whatever the passes, and every buffer is warm before a timed pass.
+        // only that worker's one item at a time uses. So the memory is the chunks' pairs once
+        // plus a chunk's for each worker, whatever the passes.
         // One query a fix is timed with its checksum, as the C grid's loop is.
         let keepsPairs = method == .engineBatch && batchSize == nil
         let found = DisjointSlots<ContainmentPairs>(repeating: ContainmentPairs(), count: keepsPairs ? chunks : 0)
@@ -189,8 +191,9 @@ struct ContainmentRun {
         for repeatIndex in 0..<repeats {
             times.append(try pass(passes))
             if repeatIndex == 0 && fixedPasses == nil {
-                passes = Swift.max(1, Int((0.05 / Swift.max(times[0], 1e-6)).rounded(.up)))
-                // The workers' own buffers, first used now: warmed by an untimed pass.
+                passes = Swift.min(1_000, Swift.max(1, Int((0.05 / Swift.max(times[0], 1e-6)).rounded(.up))))
+                // The workers' own buffers, first used now: warmed by an untimed pass (each
+                // worker that takes one of its earlier passes' items).
                 if keepsPairs && passes > 1 { _ = try pass(passes) }
             }
         }

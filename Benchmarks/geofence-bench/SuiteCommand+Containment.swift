@@ -8,8 +8,8 @@ extension SuiteCommand {
     /// compared in every round.
     func containment(_ world: PeerWorld, fences f: Int, report: inout BenchReport) throws {
         let peer = peerRunner
-        var rounds: [ContainmentRound] = []
-        for _ in 0..<self.rounds {
+        var measured: [ContainmentRound] = []
+        for _ in 0..<rounds {
             let one = try ContainmentRun.measure(world: world, method: .engine, threads: 1, repeats: repeats)
             let batch = try ContainmentRun.measure(world: world, method: .engineBatch, threads: 1, repeats: repeats)
             let cGrid = try peer?.cGrid(fences: f, fixes: world.fixCount, repeats: max(repeats, 5))
@@ -23,10 +23,10 @@ extension SuiteCommand {
             for p in [cGrid, shapely, duck].compactMap({ $0 }) where p.checksum != one.checksum.hex {
                 throw BenchError("F=\(f): \(p.name) reports checksum \(p.checksum), the engine \(one.checksum.hex)")
             }
-            rounds.append(ContainmentRound(engine: [one, batch, all, batchAll], cGrid: cGrid, shapely: shapely, duck: duck))
+            measured.append(ContainmentRound(one: one, batch: batch, all: all, batchAll: batchAll, cGrid: cGrid, shapely: shapely, duck: duck))
         }
-        let checksum = rounds[0].engine[0].checksum
-        guard rounds.allSatisfy({ $0.engine[0].checksum == checksum }) else {
+        let checksum = measured[0].one.checksum
+        guard measured.allSatisfy({ $0.one.checksum == checksum }) else {
             throw BenchError("F=\(f): the engine's checksum differs between rounds")
         }
         let geos = try ContainmentRun.measure(world: world, method: .geos, threads: 1, repeats: 1)
@@ -43,27 +43,28 @@ extension SuiteCommand {
         }
         let rss = Measure.peakRSSMiB()
         let n = world.fixCount
-        /// The engine's measurement k: median seconds over the rounds; its ratios, each the
-        /// median over the rounds (all of them listed in the note).
-        func engineRecord(_ k: Int, _ method: String, ratios: [(String, (ContainmentRound) -> Double?)], note: String = "") -> BenchRecord {
-            let seconds = Measure.median(rounds.map { $0.engine[k].seconds })
+        typealias Engine = KeyPath<ContainmentRound, ContainmentRun>
+        /// One of the engine's measurements: median seconds over the rounds; its ratios, each
+        /// the median over the rounds (all of them listed in the note).
+        func engineRecord(_ k: Engine, _ method: String, ratios: [(String, (ContainmentRound) -> Double?)], note: String = "") -> BenchRecord {
+            let seconds = Measure.median(measured.map { $0[keyPath: k].seconds })
             var medians: [(String, Double)] = []
             var lists: [String] = []
             for (name, ratio) in ratios {
-                let values = rounds.compactMap(ratio)
+                let values = measured.compactMap(ratio)
                 guard !values.isEmpty else { continue }
                 medians.append((name, Measure.median(values)))
                 if values.count > 1 { lists.append("\(name) " + values.map { RTreeBench.fixed($0, 2) }.joined(separator: "/")) }
             }
-            let run = rounds[0].engine[k]
+            let run = measured[0][keyPath: k]
             let perRound = lists.isEmpty ? "" : "rounds: " + lists.joined(separator: "; ")
             return BenchRecord(
                 benchCase: "contains", method: method, fences: f, fixes: n, threads: run.threads, seconds: seconds,
                 rate: Double(n) / seconds, pairs: checksum.pairs, checksum: checksum.hex, peakRSSMiB: rss, ratios: medians,
                 note: [note, perRound].filter { !$0.isEmpty }.joined(separator: "; "))
         }
-        func rate(_ r: ContainmentRound, _ k: Int) -> Double { r.engine[k].fixesPerSecond }
-        func peers(_ k: Int, threads t: Int) -> [(String, (ContainmentRound) -> Double?)] {
+        func rate(_ r: ContainmentRound, _ k: Engine) -> Double { r[keyPath: k].fixesPerSecond }
+        func peers(_ k: Engine, threads t: Int) -> [(String, (ContainmentRound) -> Double?)] {
             var out: [(String, (ContainmentRound) -> Double?)] = []
             if t == 1 {
                 out.append(("c-grid", { r in r.cGrid.map { rate(r, k) / $0.fixesPerSecond } }))
@@ -73,13 +74,14 @@ extension SuiteCommand {
             return out
         }
         let geosRate = geos.fixesPerSecond
-        report.records.append(engineRecord(0, "engine fix API", ratios: peers(0, threads: 1) + [("geos", { r in rate(r, 0) / geosRate })]))
+        report.records.append(engineRecord(\.one, "engine fix API", ratios: peers(\.one, threads: 1) + [("geos", { r in rate(r, \.one) / geosRate })]))
         report.records.append(engineRecord(
-            1, "engine batch API", ratios: peers(1, threads: 1) + [("fix API", { r in rate(r, 1) / rate(r, 0) })],
+            \.batch, "engine batch API", ratios: peers(\.batch, threads: 1) + [("fix API", { r in rate(r, \.batch) / rate(r, \.one) })],
             note: fenceSetSorted(world) ? "fixes taken tile by tile (timed)" : "fences' hot data fits in cache: input order"))
-        report.records.append(engineRecord(2, "engine fix API", ratios: [("1 thread", { r in rate(r, 2) / rate(r, 0) })] + peers(2, threads: threads)))
-        report.records.append(engineRecord(3, "engine batch API", ratios: [("1 thread", { r in rate(r, 3) / rate(r, 1) })] + peers(3, threads: threads)))
-        let peerRuns: [[PeerRunner.Result]] = [rounds.compactMap(\.cGrid), rounds.compactMap(\.shapely), rounds.compactMap(\.duck)]
+        report.records.append(engineRecord(\.all, "engine fix API", ratios: [("1 thread", { r in rate(r, \.all) / rate(r, \.one) })] + peers(\.all, threads: threads)))
+        report.records.append(engineRecord(
+            \.batchAll, "engine batch API", ratios: [("1 thread", { r in rate(r, \.batchAll) / rate(r, \.batch) })] + peers(\.batchAll, threads: threads)))
+        let peerRuns: [[PeerRunner.Result]] = [measured.compactMap(\.cGrid), measured.compactMap(\.shapely), measured.compactMap(\.duck)]
         for runs in peerRuns where !runs.isEmpty {
             let p = runs[0]
             let rate = Measure.median(runs.map(\.fixesPerSecond))
@@ -100,9 +102,9 @@ extension SuiteCommand {
 }
 
 /// One round of the containment case: the engine's fix and batch APIs on one thread and on
-/// all (in that order), and the peers measured between them.
+/// all, and the peers measured between them.
 struct ContainmentRound {
-    var engine: [ContainmentRun]
+    var one, batch, all, batchAll: ContainmentRun
     var cGrid: PeerRunner.Result?
     var shapely: PeerRunner.Result?
     var duck: PeerRunner.Result?

@@ -149,7 +149,7 @@ struct SuiteCommand: ParsableCommand {
         let duck = ["python3", "\(peer.folder)/duckdb_bench.py", "--whole", "--F", "\(f)", "--threads", "\(threads)", "--mode", "grid",
                     "--fixes-csv", csv]
         var runs: [[WholeProcess.Result]] = [[], [], []]
-        for _ in 0..<max(1, wholeRounds) {
+        for _ in 0..<wholeRounds {
             for (k, command) in [contains(compiled), contains(geojson), duck].enumerated() { runs[k].append(try WholeProcess.time(command)) }
         }
         let names = ["geofence contains (compiled fences)", "geofence contains (GeoJSON fences)", "duckdb --whole grid (peer)"]

@@ -28,7 +28,7 @@ extension Sphere {
 
     /// ``capHolds(_:latitude1:longitude1:latitude2:longitude2:cosLatitude2:sinLatitude2:)`` as
     /// 1 or 0, for loops that add it to a count: the estimate's answer taken without a branch
-    /// on it, the exact term behind the one predictable branch on "undecided".
+    /// on it, the exact term behind a branch on "undecided" (rare, so predictable).
     /// - Complexity: O(1).
     @inlinable @inline(__always)
     package static func capCount(
@@ -45,13 +45,14 @@ extension Sphere {
     }
 
     /// ``capHolds(_:latitude1:longitude1:latitude2:longitude2:cosLatitude2:sinLatitude2:)``'s
-    /// estimate alone, with no branch on its outcome: 1 when it certifies the point inside, 0
+    /// estimate alone, with no branch on inside or outside: 1 when it certifies the point inside, 0
     /// outside, 2 when it cannot decide (the point is within its margin of the edge, a
     /// half-difference of latitude or longitude is 0.01 rad or more, or a coordinate is not a
     /// number); the caller then asks ``capHolds(_:latitude1:longitude1:latitude2:longitude2:cosLatitude2:sinLatitude2:)``.
     /// For loops over many points and one circle, whose answers do not follow a pattern a
     /// branch predictor could learn. The plain squares (``capSquares(_:latitude1:longitude1:latitude2:longitude2:cosLatitude2:)``)
-    /// answer first; only what they leave (points very near the edge) takes the series.
+    /// answer first; only what they leave (points very near the edge) takes the series, behind
+    /// a branch on "undecided", which is rare.
     /// - Complexity: O(1).
     @inlinable @inline(__always)
     package static func capEstimate(
@@ -85,10 +86,7 @@ extension Sphere {
         // The bound widened for its own roundings; the series' relative 1e-12; and an absolute
         // share of y², for the cosines' roundings where cos φ₂ is near 0 (near the poles).
         let margin = bound * (1 + 1e-9) + 1e-12 * Swift.max(plain, threshold) + 1e-15 * y2 + 1e-300
-        let inside = plain < threshold - margin ? 1 : 0
-        let outside = plain > threshold + margin ? 1 : 0
-        let near = Swift.max(abs(x), abs(y)) < 0.01 ? 1 : 0
-        return (inside | outside) & near != 0 ? inside : 2
+        return decide(plain, threshold, margin: margin, x: x, y: y)
     }
 
     /// The series' estimate (see ``capHolds(_:latitude1:longitude1:latitude2:longitude2:cosLatitude2:sinLatitude2:)``),
@@ -107,6 +105,15 @@ extension Sphere {
         let estimate = sx * sx + cos1 * cos2 * sy2
         let cosError = abs(d) * d * d * (1.0 / 6) + 1e-15
         let margin = 1e-12 * Swift.max(estimate, threshold) + cosError * cos2 * sy2 + 1e-300
+        return decide(estimate, threshold, margin: margin, x: x, y: y)
+    }
+
+    /// An estimate's answer, without a branch: 1 when it is more than `margin` below
+    /// `threshold`, 0 when more than `margin` above, 2 when within it, or when a half-difference
+    /// `x` or `y` is 0.01 rad or more (the estimates' series and bounds hold below that), or
+    /// when anything is not a number (every comparison false).
+    @inlinable @inline(__always)
+    static func decide(_ estimate: Double, _ threshold: Double, margin: Double, x: Double, y: Double) -> Int {
         let inside = estimate < threshold - margin ? 1 : 0
         let outside = estimate > threshold + margin ? 1 : 0
         let near = Swift.max(abs(x), abs(y)) < 0.01 ? 1 : 0

@@ -25,8 +25,7 @@ enum ArgumentCheck {
 
     /// The subcommand named in `arguments`, or "" when there is none.
     static func subcommand(_ arguments: [String]) -> String {
-        let names = Geofence.configuration.subcommands.map { $0.configuration.commandName ?? "" }
-        return arguments.first { names.contains($0) } ?? ""
+        arguments.first { Geofence.subcommand(named: $0) != nil } ?? ""
     }
 
     /// The command-line option of a ``TrackerConfiguration`` property, for messages.

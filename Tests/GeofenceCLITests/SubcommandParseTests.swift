@@ -14,12 +14,23 @@ struct SubcommandParseTests {
             ["nearest", "--fences", "f.geojson", "--lat", "-40.75", "--lon", "-73.98", "--count", "2"],
             ["validate", "--fences", "f.geojson"],
             ["compile", "--fences", "f.geojson", "--output", "f.fences"],
+            ["evaluate", "--fences", "f.geojson", "--fixes", "x.csv", "--dwell", "30", "--threads", "2", "--shard", "1/3"],
+            ["plan", "--fences", "f.geojson", "--lat", "5", "--lon", "3", "--platform", "ios", "--reserved", "2"],
+            ["places", "--fences", "f.geojson", "--signals", "s.csv", "--ttl", "none"],
+            ["merge", "a.ndjson", "b.ndjson", "--output", "m.ndjson"],
         ]
         for arguments in valid {
             let alone = try #require(Geofence.parseSubcommandAlone(arguments), "\(arguments)")
             let root = try Geofence.parseAsRoot(arguments)
             #expect(type(of: alone) == type(of: root), "\(arguments)")
             #expect(String(describing: alone) == String(describing: root), "\(arguments)")
+        }
+    }
+
+    @Test("every subcommand names itself, so the fast path reaches each one")
+    func everySubcommandNamed() {
+        for type in Geofence.configuration.subcommands {
+            #expect(type.configuration.commandName != nil, "\(type) has no commandName")
         }
     }
 

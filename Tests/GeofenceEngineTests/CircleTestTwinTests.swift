@@ -75,6 +75,64 @@ struct CircleTestTwinTests {
         }
     }
 
+    /// The squares' rounding allowance, where the truncation bound leaves next to none: points
+    /// moved along one coordinate, the other the centre's give or take a few ulps (so `2|x|·y²`
+    /// is at most about an ulp of the term, and `x⁴/3 + y⁴/3` far below one for radii of a few
+    /// metres or less), placed by bisection on the last double where
+    /// the `sin` computation says inside, and a few ulps either side; centres on and beside
+    /// the poles (where cos φ₂ is 0 or tiny) and anywhere. The squares must never contradict
+    /// it, nor the series, nor the whole cap test.
+    @Test("the squares and the series keep their rounding allowance at the edge", arguments: testSeeds(3, base: 211))
+    func estimatesAtTheEdge(seed: UInt64) {
+        var rng = SeededGenerator(seed: seed)
+        let halfPi = Double.pi / 2
+        var checked = 0
+        for _ in 0..<400 {
+            let lat2 = [halfPi, -halfPi, halfPi - 1e-9, -halfPi + 1e-7, rng.double(-1.5...1.5)][rng.int(0...4)]
+            let lon2 = rng.double(-3...3)
+            let threshold = Sphere.capThreshold(radius: rng.logUniform(0.05, 5))
+            let (cos2, sin2) = (cos(lat2), sin(lat2))
+            let alongLatitude = rng.chance(0.5)
+            let sign = rng.chance(0.5) ? 1.0 : -1.0
+            // The other coordinate the centre's or a few ulps off it: `2|x|·y²` then about an ulp
+            // of the term, where the roundings of cos φ₁ against cos φ₂ decide.
+            let ulps = Double(rng.int(-3...3))
+            let (otherLat, otherLon) = (lat2 + ulps * lat2.ulp, lon2 + ulps * lon2.ulp)
+            func point(_ s: Double) -> (Double, Double) { alongLatitude ? (lat2 + sign * s, otherLon) : (otherLat, lon2 + sign * s) }
+            func inside(_ s: Double) -> Bool {
+                let (lat1, lon1) = point(s)
+                return Sphere.haversineTerm(
+                    latitude1: lat1, longitude1: lon1, cosLatitude1: cos(lat1), latitude2: lat2, longitude2: lon2, cosLatitude2: cos2)
+                    <= threshold
+            }
+            // The offset where the answer turns, to the last double (inside at lo, outside at hi).
+            var lo = 0.0, hi = 1e-3
+            guard inside(lo), !inside(hi) else { continue }
+            while lo.nextUp < hi {
+                let mid = lo + (hi - lo) / 2
+                if mid <= lo || mid >= hi { break }
+                if inside(mid) { lo = mid } else { hi = mid }
+            }
+            var s = lo
+            for _ in 0..<4 { s = s.nextDown }
+            for _ in 0..<9 {
+                let (lat1, lon1) = point(s)
+                let holds = inside(s)
+                let squares = Sphere.capSquares(threshold, latitude1: lat1, longitude1: lon1, latitude2: lat2, longitude2: lon2, cosLatitude2: cos2)
+                let series = Sphere.capSeries(
+                    threshold, latitude1: lat1, longitude1: lon1, latitude2: lat2, longitude2: lon2, cosLatitude2: cos2, sinLatitude2: sin2)
+                let whole = Sphere.capHolds(
+                    threshold, latitude1: lat1, longitude1: lon1, latitude2: lat2, longitude2: lon2, cosLatitude2: cos2, sinLatitude2: sin2)
+                #expect(squares == 2 || (squares == 1) == holds, "seed \(seed): centre (\(lat2), \(lon2)) offset \(s) along \(alongLatitude ? "latitude" : "longitude"): squares \(squares), exact \(holds)")
+                #expect(series == 2 || (series == 1) == holds, "seed \(seed): centre (\(lat2), \(lon2)) offset \(s): series \(series), exact \(holds)")
+                #expect(whole == holds, "seed \(seed): centre (\(lat2), \(lon2)) offset \(s): capHolds \(whole), exact \(holds)")
+                checked += 1
+                s = s.nextUp
+            }
+        }
+        #expect(checked > 2_000, "seed \(seed): only \(checked) points checked")
+    }
+
     /// `PointCoverage.truncated` is `Int(v)` for every non-negative double below 2⁵²: random
     /// values of every size, integers and the doubles next to them, halves (where rounding to
     /// nearest would go the other way).

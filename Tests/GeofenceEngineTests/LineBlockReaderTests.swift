@@ -37,6 +37,50 @@ struct LineBlockReaderTests {
         }
     }
 
+    /// The resident size of the mapping that holds `address` (`Rss` in /proc/self/smaps), or
+    /// nil where that cannot be read (not Linux).
+    static func residentBytes(ofMappingAt address: UnsafeRawPointer) -> Int? {
+        guard let handle = FileHandle(forReadingAtPath: "/proc/self/smaps") else { return nil }
+        defer { try? handle.close() }
+        let target = UInt(bitPattern: address)
+        var inside = false
+        for line in String(decoding: handle.readDataToEndOfFile(), as: UTF8.self).split(separator: "\n") {
+            let fields = line.split(separator: " ")
+            if let range = fields.first, !range.hasSuffix(":") {
+                let ends = range.split(separator: "-")
+                if ends.count == 2, let low = UInt(ends[0], radix: 16), let high = UInt(ends[1], radix: 16) {
+                    inside = low <= target && target < high
+                    continue
+                }
+            }
+            if inside && line.hasPrefix("Rss:"), fields.count >= 2, let kB = Int(fields[1]) { return kB << 10 }
+        }
+        return nil
+    }
+
+    /// A mapped file is read with about two blocks resident: the pages of the blocks before
+    /// the previous one are dropped as it goes, each page once.
+    @Test("a mapped file keeps about two blocks resident, however long")
+    func mappedFileStaysSmall() throws {
+        let block = 1 << 20, line = String(repeating: "x", count: 63) + "\n"
+        let url = TestFolders.root.appendingPathComponent("resident-\(UUID().uuidString).txt")
+        try String(repeating: line, count: 24 * block / line.utf8.count).write(to: url, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: url) }
+        let reader = try LineBlockReader(path: url.path, blockSize: block)
+        var blocks = 0, largest = 0, checksum = 0
+        while let bytes = try reader.nextBlock() {
+            for b in bytes { checksum &+= Int(b) }  // every page of the block touched
+            guard let resident = Self.residentBytes(ofMappingAt: bytes.baseAddress!) else { return }  // not Linux
+            largest = max(largest, resident)
+            blocks += 1
+        }
+        #expect(blocks >= 20 && checksum > 0)
+        // Two blocks, and what the kernel maps around a fault: 64 KiB a side here, up to a
+        // whole large folio (2 MiB) at each end of the kept range where the page cache has
+        // them. Without the dropping the whole file, 24 MiB, would be resident.
+        #expect(largest <= 6 * block, "\(largest >> 10) KiB resident of a 24 MiB file read in 1 MiB blocks")
+    }
+
     @Test("a missing file is an error naming it")
     func missing() {
         do {

@@ -67,6 +67,19 @@ struct WorkerPoolTests {
 
     /// `ParallelWorkers.run` cannot throw (fence validation uses it): when its threads cannot
     /// start it runs every item on the calling thread, the same results.
+    /// Workers grow their own slot in place, many times each and at once: every slot ends
+    /// with exactly its own items, in order (a copy made per update, or a write to a
+    /// neighbour's slot, would lose some).
+    @Test("slots updated in place by their own workers keep every write")
+    func slotsUpdatedInPlace() {
+        let slots = DisjointSlots<[Int]>(repeating: [], count: 8)
+        ParallelWorkers.run(count: 8, threads: 4) { k, _ in
+            for j in 0..<10_000 { slots.update(k) { $0.append(k * 10_000 + j) } }
+        }
+        for k in 0..<8 { #expect(slots[k] == Array((k * 10_000)..<((k + 1) * 10_000)), "slot \(k)") }
+        #expect(slots.update(3) { $0.count } == 10_000)
+    }
+
     @Test("more threads than allowed are refused, and the one-shot runner caps them")
     func threadCap() throws {
         #expect(throws: Never.self) { _ = try WorkerPool(threads: WorkerPool.maximumThreads) }

@@ -189,11 +189,7 @@ struct ReservedMemory<Element>: @unchecked Sendable {
     /// are lost, and the memory reads as zeros again).
     func discard(from: Int, to: Int) {
         guard mapped, to > from else { return }
-        let page = Platform.pageSize
-        let start = UnsafeMutableRawPointer(base + from), end = UnsafeMutableRawPointer(base + to)
-        let first = (Int(bitPattern: start) + page - 1) / page * page
-        let last = Int(bitPattern: end) / page * page
-        if last > first { Platform.adviseDontNeed(UnsafeRawPointer(bitPattern: first)!, size: last - first) }
+        Platform.dropPages(inside: UnsafeRawPointer(base + from), bytes: (to - from) * MemoryLayout<Element>.stride)
     }
 
     /// Gives the memory back (elements are trivial: nothing to deinitialise).

@@ -80,11 +80,12 @@ public final class ContainmentEvaluator {
     }
 
     /// A certified polygon test's answer as 1 (inside) or 0, GEOS's locator deciding what
-    /// rounding left undecided: the hot loops add it to a count instead of branching on it.
+    /// rounding left undecided (the test is not run again: it would say `undecided` again):
+    /// the hot loops add it to a count instead of branching on it.
     @inline(__always)
     func answerBit(_ test: PolygonTestResult, slot: Int, latitude: Double, longitude: Double) throws(GEOSError) -> Int {
         var bit = test == .inside ? 1 : 0
-        if test == .undecided { bit = try polygonCovers(slot: slot, latitude: latitude, longitude: longitude) ? 1 : 0 }
+        if test == .undecided { bit = try locator(slot).covers(latitude: latitude, longitude: longitude) ? 1 : 0 }
         return bit
     }
 

@@ -7,10 +7,11 @@
 /// evaluator's prologue were a third of such a fix's cost). It answers "maybe" whenever the
 /// directory cannot answer alone (no directory, or entries too large for its cells).
 ///
-/// It is the directory's fine grid in the one form every lookup uses: the per-fix query (whose
-/// first look this is, inlined into the caller's loop) and the directory's point lookup; the
+/// It is the directory's fine grid in the one form every lookup uses. The per-fix query's
+/// first look (``candidateCell(latitude:longitude:)``, inlined into the caller's loop) and the
 /// batch's first pass (``CellDirectory/View/locate(latitudes:longitudes:count:indexes:fine:)``)
-/// computes the same cells two coordinates at a time, and is tested against it.
+/// use ``fineCell(latitude:longitude:)``, both coordinates in one vector and no branch; the
+/// directory's point lookup and the tests use the plain ``fine(latitude:longitude:)``, its twin.
 @usableFromInline
 struct PointCoverage {
     @usableFromInline let lastColumn, lastRow, fineWidth: Int
@@ -18,7 +19,8 @@ struct PointCoverage {
     @usableFromInline let shift, columns: Int
     @usableFromInline let bits: UnsafePointer<UInt64>
     /// The grid's corners (longitude, latitude), the fine cells per degree, and the last fine
-    /// column and row (`lastColumn`, `lastRow` as doubles, for ``fineCell(latitude:longitude:)``).
+    /// column and row (`lastColumn`, `lastRow` as doubles: derived, kept for the vector form
+    /// ``fineCell(latitude:longitude:)``; `fineWidth` is `lastColumn + 1`, likewise).
     @usableFromInline let low, high, scale, last: SIMD2<Double>
     /// True when every point must go on to the full query (no directory, or entries too large
     /// for its cells, which every point's query checks).

@@ -161,7 +161,9 @@ struct PolygonCellIndex: Sendable {
         @inline(never)
         func edgesInDoubt(_ hit: CellHit, x: Double, y: Double) -> PolygonTestResult { edges(hit, x: x, y: y) }
 
-        /// The second half of ``test(_:_:x:y:)``: the listed edges of the point's cell.
+        /// The listed edges of the point's cell, an edge at a time with a branch on each
+        /// crossing's certainty: what ``edgesWithoutBranches(_:x:y:)`` falls back on when an
+        /// edge is in doubt, and the form loops that follow a pattern use.
         @inline(__always)
         func edges(_ hit: CellHit, x: Double, y: Double) -> PolygonTestResult {
             var odd = hit.odd

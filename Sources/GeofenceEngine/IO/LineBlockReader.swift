@@ -203,15 +203,11 @@ package final class LineBlockReader {
     private func nextMappedChunk(_ mapping: UnsafeRawBufferPointer) -> Chunk? {
         let start = mappedOffset
         guard start < mapping.count else { return nil }
-        let page = Platform.pageSize
-        if lastBlockEnd > 0 {
+        if lastBlockEnd > droppedEnd {
             // Only what the last call left: the pages before are gone already (dropping from
             // the start each time walked the whole read part's page tables again).
-            let dropEnd = lastBlockEnd / page * page
-            if dropEnd > droppedEnd {
-                Platform.adviseDontNeed(mapping.baseAddress! + droppedEnd, size: dropEnd - droppedEnd)
-                droppedEnd = dropEnd
-            }
+            Platform.dropPages(inside: mapping.baseAddress! + droppedEnd, bytes: lastBlockEnd - droppedEnd)
+            droppedEnd = lastBlockEnd / Platform.pageSize * Platform.pageSize
         }
         lastBlockEnd = start
         let base = mapping.baseAddress!.assumingMemoryBound(to: UInt8.self)

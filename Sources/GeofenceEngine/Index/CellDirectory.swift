@@ -353,10 +353,11 @@ package final class CellDirectory: Sendable {
         /// cell's computation and one bit of a table that stays in the cache, and nothing else
         /// (the cells' starts are read later, for the fixes kept only). Not inlined: alone, its
         /// few loop values stay in registers (inlined into the batch's large loop they were
-        /// spilled to the stack and reloaded for every fix). It is ``PointCoverage/fine(latitude:longitude:)``
-        /// and ``PointCoverage/isReached(_:)`` with both coordinates in one vector and no branch
-        /// (the same cells, tested point by point against them): with 1k fences, where this
-        /// pass is half of a batch, 7.1–7.6 → 6.1–6.7 ms a million fixes.
+        /// spilled to the stack and reloaded for every fix). It is ``PointCoverage/fineCell(latitude:longitude:)``
+        /// and ``PointCoverage/reachedBit(_:)`` folded without a branch; `LocateTwinTests` checks
+        /// it point by point against the plain ``PointCoverage/fine(latitude:longitude:)`` and
+        /// ``PointCoverage/isReached(_:)``. With 1k fences, where this pass is half of a batch,
+        /// 7.1–7.6 → 6.1–6.7 ms a million fixes.
         /// - Complexity: O(count).
         @inline(never)
         func locate(

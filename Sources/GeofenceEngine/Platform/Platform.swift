@@ -256,6 +256,14 @@ package enum Platform {
         madvise(UnsafeMutableRawPointer(mutating: base), size, MADV_DONTNEED)
     }
 
+    /// ``adviseDontNeed(_:size:)`` for the pages wholly inside `[start, start + bytes)` (none
+    /// when no whole page is): the one rounding the mapped readers and stores share.
+    package static func dropPages(inside start: UnsafeRawPointer, bytes: Int) {
+        let first = (Int(bitPattern: start) + pageSize - 1) / pageSize * pageSize
+        let last = (Int(bitPattern: start) + Swift.max(0, bytes)) / pageSize * pageSize
+        if last > first { adviseDontNeed(UnsafeRawPointer(bitPattern: first)!, size: last - first) }
+    }
+
     /// The process's address-space limit in bytes (`ulimit -v`, `prlimit --as`), or nil when
     /// there is none. Read, never set.
     package static var addressSpaceLimit: Int? {

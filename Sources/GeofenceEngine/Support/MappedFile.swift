@@ -46,8 +46,6 @@ package final class MappedFile: @unchecked Sendable {
     /// read once from start to end, so it does not stay resident as a whole.
     package func release(_ range: Range<Int>) {
         guard let base = bytes.baseAddress else { return }
-        let page = Platform.pageSize
-        let from = (range.lowerBound + page - 1) / page * page, to = range.upperBound / page * page
-        if to > from { Platform.adviseDontNeed(base + from, size: to - from) }
+        Platform.dropPages(inside: base + range.lowerBound, bytes: range.count)
     }
 }

@@ -45,8 +45,14 @@ package final class DisjointSlots<Element>: @unchecked Sendable {
 
     /// Slot `i`. Callers guarantee that no two threads touch the same slot at once.
     package subscript(i: Int) -> Element {
-        get { base[i] }
-        set { base[i] = newValue }
+        get {
+            precondition(i >= 0 && i < count, "slot \(i) of \(count)")
+            return base[i]
+        }
+        set {
+            precondition(i >= 0 && i < count, "slot \(i) of \(count)")
+            base[i] = newValue
+        }
     }
 
     /// Runs `body` on slot `i` in place (no copy: a value with arrays stays uniquely held).
