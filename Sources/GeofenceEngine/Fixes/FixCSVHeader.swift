@@ -16,6 +16,13 @@ package struct FixCSVHeader: Hashable, Sendable {
     /// comparing each field's position with six column numbers.
     package var roles: [UInt8]
 
+    /// True for the usual layout, `device_id,timestamp,lat,lon` and nothing else: the rows
+    /// the one-pass parser reads without looking up a field's role
+    /// (``FixCSVRow/parseSimple(_:_:limit:header:)``).
+    package var isUsualLayout: Bool {
+        fieldCount == 4 && deviceID == 0 && timestamp == 1 && latitude == 2 && longitude == 3
+    }
+
     /// Field roles in `roles`.
     package enum FieldRole {
         package static let ignored: UInt8 = 0
