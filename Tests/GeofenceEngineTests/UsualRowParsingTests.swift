@@ -37,6 +37,10 @@ struct UsualRowParsingTests {
     func usualPathMatchesRoleLoop() throws {
         let header = try Array("device_id,timestamp,lat,lon".utf8).withUnsafeBytes { try FixCSVHeader(line: $0) }
         #expect(header.isUsualLayout)
+        for other in ["device_id,timestamp,lon,lat", "device_id,timestamp,lat,lon,accuracy", "timestamp,device_id,lat,lon", "x,device_id,timestamp,lat,lon"] {
+            let layout = try Array(other.utf8).withUnsafeBytes { try FixCSVHeader(line: $0) }
+            #expect(!layout.isUsualLayout, "\(other)")
+        }
         for seed in testSeeds(5) {
             var rng = SplitMix64(seed: seed)
             var text = ""

@@ -4,24 +4,23 @@
 /// `longitude`); optional: `accuracy`, `level`. Any order; other columns are ignored.
 /// Names are matched without regard to case or surrounding spaces.
 package struct FixCSVHeader: Hashable, Sendable {
-    package var deviceID: Int
-    package var timestamp: Int
-    package var latitude: Int
-    package var longitude: Int
-    package var accuracy: Int?
-    package var level: Int?
+    package let deviceID: Int
+    package let timestamp: Int
+    package let latitude: Int
+    package let longitude: Int
+    package let accuracy: Int?
+    package let level: Int?
     /// Number of fields in the header; every row must have as many.
-    package var fieldCount: Int
+    package let fieldCount: Int
     /// What each field is, by position (see `FieldRole`); the row parser reads this instead of
     /// comparing each field's position with six column numbers.
-    package var roles: [UInt8]
+    package let roles: [UInt8]
 
     /// True for the usual layout, `device_id,timestamp,lat,lon` and nothing else: the rows
     /// the one-pass parser reads without looking up a field's role
-    /// (``FixCSVRow/parseSimple(_:_:limit:header:)``).
-    package var isUsualLayout: Bool {
-        fieldCount == 4 && deviceID == 0 && timestamp == 1 && latitude == 2 && longitude == 3
-    }
+    /// (``FixCSVRow/parseSimple(_:_:limit:header:)``). Decided once here (the columns never
+    /// change), so a row pays one test of it, not five comparisons.
+    package let isUsualLayout: Bool
 
     /// Field roles in `roles`.
     package enum FieldRole {
@@ -66,6 +65,7 @@ package struct FixCSVHeader: Hashable, Sendable {
         if let accuracy { roles[accuracy] = FieldRole.accuracy }
         if let level { roles[level] = FieldRole.level }
         self.roles = roles
+        isUsualLayout = fieldCount == 4 && deviceID == 0 && timestamp == 1 && latitude == 2 && longitude == 3
     }
 
     /// Reads the header from its text, as it would stand on the file's first line

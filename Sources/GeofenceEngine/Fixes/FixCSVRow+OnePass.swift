@@ -12,10 +12,10 @@ extension FixCSVRow {
     /// exactly what ``parse(_:_:_:header:)`` would have set for the line before it (a
     /// carriage return before the break belongs to the break). Bytes up to `limit` may be
     /// read.
-    /// - Complexity: O(line length), no allocation.
     ///
     /// Rows of the usual layout (``FixCSVHeader/isUsualLayout``) take a straight path with
     /// the same rules and results (``parseUsual(_:_:limit:)``).
+    /// - Complexity: O(line length), no allocation.
     @inlinable
     package mutating func parseSimple(_ p: UnsafePointer<UInt8>, _ start: Int, limit: Int, header: FixCSVHeader) -> Int? {
         header.isUsualLayout ? parseUsual(p, start, limit: limit) : parseByRoles(p, start, limit: limit, header: header)
