@@ -67,6 +67,26 @@ struct LocateTwinTests {
                     Issue.record("seed \(seed) \(name) wide \(wide): fix \(k) is \(indexes[k]) in \(fine[k]), the twin's \(expected[k])")
                     break
                 }
+                // The variant that also keeps the coordinates: the same fixes, each with its own
+                // longitude and latitude (bit for bit).
+                let indexes2 = UnsafeMutablePointer<Int32>.allocate(capacity: n)
+                let fine2 = UnsafeMutablePointer<UInt64>.allocate(capacity: n)
+                let coordinates = UnsafeMutablePointer<SIMD2<Double>>.allocate(capacity: n)
+                defer { indexes2.deallocate(); fine2.deallocate(); coordinates.deallocate() }
+                let m2 = view.locate(
+                    latitudes: latitudes, longitudes: longitudes, count: n, indexes: indexes2, fine: fine2,
+                    coordinates: coordinates)
+                #expect(m2 == m, "seed \(seed) \(name) wide \(wide): \(m2) located with coordinates, \(m) without")
+                for k in 0..<min(m, m2) {
+                    let i = Int(indexes2[k])
+                    let same = indexes2[k] == indexes[k] && fine2[k] == fine[k]
+                        && coordinates[k].x.bitPattern == longitudes[i].bitPattern
+                        && coordinates[k].y.bitPattern == latitudes[i].bitPattern
+                    if !same {
+                        Issue.record("seed \(seed) \(name) wide \(wide): fix \(k) is \(indexes2[k]) at \(coordinates[k]), without coordinates \(indexes[k])")
+                        break
+                    }
+                }
                 // The per-fix query's first look: the same cell, or −1 (−2 with large entries).
                 let coverage = PointCoverage(view)
                 for (i, p) in points.enumerated() {

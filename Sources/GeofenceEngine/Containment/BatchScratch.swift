@@ -32,18 +32,23 @@ final class BatchScratch {
     /// batch) and their fine cells.
     private(set) var everyIndex: UnsafeMutablePointer<Int32>
     private(set) var everyFine: UnsafeMutablePointer<UInt64>
+    /// Their coordinates side by side (longitude, latitude).
+    private(set) var everyCoordinates: UnsafeMutablePointer<SIMD2<Double>>
+    /// The located fixes' coordinates (longitude, latitude) in tile order.
+    private(set) var coordinates: UnsafeMutablePointer<SIMD2<Double>>
     /// Each located fix's tile.
     private(set) var tileOf: UnsafeMutablePointer<UInt32>
     /// Where each tile's fixes start (grown to the most tiles seen).
     private(set) var tileStarts: UnsafeMutablePointer<Int>
     private(set) var tileCapacity = 0
-    /// The fixes moved tile by tile, and their input indexes.
+    /// The fixes moved tile by tile: their latitudes and longitudes (for square tiles only; a
+    /// sweep reads `coordinates`), levels and input indexes.
     private(set) var latitudes: UnsafeMutablePointer<Double>
     private(set) var longitudes: UnsafeMutablePointer<Double>
     private(set) var levels: UnsafeMutablePointer<Int>
     private(set) var indexes: UnsafeMutablePointer<Int32>
     /// The cell sweep's per-fix values for one cell's fixes (grown to the most fixes a cell
-    /// has had; see ``ContainmentEvaluator/sweepCells(cells:ends:_:_:_:indexes:options:runs:scratch:)``):
+    /// has had; see ``ContainmentEvaluator/sweepCells(cells:ends:coordinates:_:indexes:options:runs:scratch:)``):
     /// query boxes (x, y, −x, −y as `Float`) and radians; for one fence the fixes its box
     /// holds, with their crossed cells' edges and parity; where each fix's pairs go.
     private(set) var sweepCapacity = 0
@@ -81,6 +86,8 @@ final class BatchScratch {
         tileOf = .allocate(capacity: 1)
         everyIndex = .allocate(capacity: 1)
         everyFine = .allocate(capacity: 1)
+        everyCoordinates = .allocate(capacity: 1)
+        coordinates = .allocate(capacity: 1)
         tileStarts = .allocate(capacity: 1)
         latitudes = .allocate(capacity: 1)
         longitudes = .allocate(capacity: 1)
@@ -140,6 +147,8 @@ final class BatchScratch {
         tileOf = .allocate(capacity: n)
         everyIndex = .allocate(capacity: n)
         everyFine = .allocate(capacity: n)
+        everyCoordinates = .allocate(capacity: n)
+        coordinates = .allocate(capacity: n)
         latitudes = .allocate(capacity: n)
         longitudes = .allocate(capacity: n)
         levels = .allocate(capacity: n)
@@ -177,7 +186,7 @@ final class BatchScratch {
 
     private func releaseSortMemory() {
         tileOf.deallocate()
-        everyIndex.deallocate(); everyFine.deallocate()
+        everyIndex.deallocate(); everyFine.deallocate(); everyCoordinates.deallocate(); coordinates.deallocate()
         latitudes.deallocate(); longitudes.deallocate(); levels.deallocate()
         indexes.deallocate()
         runs.deallocate(); runStarts.deallocate(); runTargets.deallocate()

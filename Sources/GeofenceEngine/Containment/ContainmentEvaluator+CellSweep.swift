@@ -21,7 +21,7 @@ extension ContainmentEvaluator {
     /// - Complexity: O(e · k) box checks for the e entries and k fixes of each cell, plus the
     ///   candidates' exact tests.
     func sweepCells(
-        cells: Int, ends: UnsafePointer<Int>, _ lat: UnsafePointer<Double>, _ lon: UnsafePointer<Double>,
+        cells: Int, ends: UnsafePointer<Int>, coordinates: UnsafePointer<SIMD2<Double>>,
         _ levels: UnsafePointer<Int>?, indexes: UnsafePointer<Int32>, options: ContainmentOptions,
         runs: UnsafeMutablePointer<Int32>, scratch: BatchScratch
     ) throws(GEOSError) -> Int {
@@ -36,7 +36,7 @@ extension ContainmentEvaluator {
             let end = ends[cell]
             if end > begin {
                 found = try sweep(
-                    cell: cell, begin, end, lat, lon, levels, indexes: indexes, options: options, found: found, runs: runs,
+                    cell: cell, begin, end, coordinates: coordinates, levels, indexes: indexes, options: options, found: found, runs: runs,
                     scratch: scratch)
             }
             begin = end
@@ -44,25 +44,27 @@ extension ContainmentEvaluator {
         return found
     }
 
-    /// ``sweepCells(cells:ends:_:_:_:indexes:options:runs:scratch:)`` for the fixes `begin ..< end`
+    /// ``sweepCells(cells:ends:coordinates:_:indexes:options:runs:scratch:)`` for the fixes `begin ..< end`
     /// of one cell; returns the pairs' new count.
     private func sweep(
-        cell: Int, _ begin: Int, _ end: Int, _ lat: UnsafePointer<Double>, _ lon: UnsafePointer<Double>,
+        cell: Int, _ begin: Int, _ end: Int, coordinates: UnsafePointer<SIMD2<Double>>,
         _ levels: UnsafePointer<Int>?, indexes: UnsafePointer<Int32>, options: ContainmentOptions, found pairsBefore: Int,
         runs: UnsafeMutablePointer<Int32>, scratch: BatchScratch
     ) throws(GEOSError) -> Int {
         let hot = self.hot, directory = hot.directory
-        // The cell's fixes from 0: their query boxes, radians and pairs' upper halves.
+        // The cell's fixes from 0: their coordinates (longitude, latitude), query boxes, radians
+        // and pairs' upper halves.
         let k = end &- begin
-        let lat = lat + begin, lon = lon + begin, levels = levels.map { $0 + begin }, indexes = indexes + begin
+        let coordinates = coordinates + begin, levels = levels.map { $0 + begin }, indexes = indexes + begin
         scratch.reserveSweep(k)
         let query = scratch.queries, latR = scratch.radianLatitudes, lonR = scratch.radianLongitudes
         let degreesToRadians = Double.pi / 180.0
         for j in 0..<k {
-            let x = Float(lon[j]), y = Float(lat[j])
+            let c = coordinates[j]
+            let x = Float(c.x), y = Float(c.y)
             query[j] = SIMD4(x, y, -x, -y)
-            latR[j] = lat[j] * degreesToRadians
-            lonR[j] = lon[j] * degreesToRadians
+            latR[j] = c.y * degreesToRadians
+            lonR[j] = c.x * degreesToRadians
         }
         let candidates = scratch.sweepCandidates
         // The cell's pairs, fence by fence (`j << 32 | slot` for the cell's fix j).
@@ -118,7 +120,9 @@ extension ContainmentEvaluator {
                 // A polygon without cells: its edge runs.
                 for c in 0..<count {
                     let j = Int(candidates[c])
-                    let inside = try answerBit(hot.polygons.test(slot: position, x: lon[j], y: lat[j]), slot: Int(slot), latitude: lat[j], longitude: lon[j])
+                    let p = coordinates[j]
+                    let inside = try answerBit(
+                        hot.polygons.test(slot: position, x: p.x, y: p.y), slot: Int(slot), latitude: p.y, longitude: p.x)
                     out[found] = UInt64(truncatingIfNeeded: j) &<< 32 | slot
                     found &+= inside
                 }
@@ -129,7 +133,8 @@ extension ContainmentEvaluator {
                 var crossed = 0
                 for c in 0..<count {
                     let j = Int(candidates[c])
-                    let hit = hot.cells.cell(low, high, x: lon[j], y: lat[j])
+                    let p = coordinates[j]
+                    let hit = hot.cells.cell(low, high, x: p.x, y: p.y)
                     // 1 when the cell lists edges (to > from), as arithmetic: `from != to ? 1 : 0`
                     // was compiled to a branch, mispredicted for two cells in five.
                     let isCrossed = ((0 &- (hit.to &- hit.from)) &>> 63) & 1
@@ -142,12 +147,13 @@ extension ContainmentEvaluator {
                 }
                 for c in 0..<crossed {
                     let j = Int(candidates[c])
+                    let p = coordinates[j]
                     let list = lists[c]
                     let hit = PolygonCellIndex.CellHit(
                         from: Int(truncatingIfNeeded: list & 0xFFFF_FFFF), to: Int(truncatingIfNeeded: list &>> 32),
                         odd: odd[c])
                     let inside = try answerBit(
-                        hot.cells.edgesWithoutBranches(hit, x: lon[j], y: lat[j]), slot: Int(slot), latitude: lat[j], longitude: lon[j])
+                        hot.cells.edgesWithoutBranches(hit, x: p.x, y: p.y), slot: Int(slot), latitude: p.y, longitude: p.x)
                     out[found] = UInt64(truncatingIfNeeded: j) &<< 32 | slot
                     found &+= inside
                 }

@@ -1,15 +1,16 @@
 import GeofenceGEOS
 
 extension ContainmentEvaluator {
-    /// The batch query in tile order: the first pass (``CellDirectory/View/locate(latitudes:longitudes:count:indexes:fine:)``)
-    /// keeps the fixes whose fine cell some fence's box reaches; those alone are grouped by
-    /// tiles of cells, in input order within a tile (a counting pass and a scatter of their
-    /// positions, then their coordinates gathered); the later stages run over them tile by
-    /// tile, and the pairs are put back in input order, each fix's slots still ascending.
+    /// The batch query in tile order: the first pass (``CellDirectory/View/locate(latitudes:longitudes:count:indexes:fine:coordinates:)``)
+    /// keeps the fixes whose fine cell some fence's box reaches, with their coordinates side
+    /// by side; those alone are grouped by tiles of cells, in input order within a tile (a
+    /// counting pass, then a scatter of their indexes and coordinates); the later stages run
+    /// over them tile by tile, and the pairs are put back in input order, each fix's slots
+    /// still ascending.
     ///
     /// When the located fixes are at least a quarter of the directory's cells (`sweep` on),
     /// every tile is one cell and the cell is swept fence by fence
-    /// (``sweepCells(cells:ends:_:_:_:indexes:options:runs:scratch:)``; `tileBytes` then
+    /// (``sweepCells(cells:ends:coordinates:_:indexes:options:runs:scratch:)``; `tileBytes` then
     /// plays no part); the pairs go back by whole runs a fix (``placeRuns(count:located:fixes:indexes:scratch:)``)
     /// from two pairs a fix, else by a stable radix sort by fix index. Otherwise the tiles are
     /// squares of cells of about `tileBytes` of fence data (``TileLayout``), answered by the
@@ -22,7 +23,7 @@ extension ContainmentEvaluator {
     /// box reaches (nine in ten with 1k fences) are never moved. Returns the pairs' count in
     /// `scratch.pairs`.
     /// - Complexity: O(n + c) time for n fixes and the c tiles (at most 4m cells when sweeping,
-    ///   else m / ``minimumFixesPerTile`` squares, for the m located), O(n) scratch (about 80
+    ///   else m / ``minimumFixesPerTile`` squares, for the m located), O(n) scratch (about 110
     ///   bytes a fix, kept).
     func containingInTileOrder(
         _ lat: UnsafePointer<Double>, _ lon: UnsafePointer<Double>, _ levels: UnsafePointer<Int>?, count n: Int,
@@ -30,9 +31,10 @@ extension ContainmentEvaluator {
     ) throws(GEOSError) -> Int {
         let directory = hot.directory
         scratch.reserve(n)
-        // Pass 1: the fixes some box may hold, with their fine cells.
-        let everyIndex = scratch.everyIndex, everyFine = scratch.everyFine
-        let m = directory.locate(latitudes: lat, longitudes: lon, count: n, indexes: everyIndex, fine: everyFine)
+        // Pass 1: the fixes some box may hold, with their fine cells and coordinates.
+        let everyIndex = scratch.everyIndex, everyFine = scratch.everyFine, everyCoordinates = scratch.everyCoordinates
+        let m = directory.locate(
+            latitudes: lat, longitudes: lon, count: n, indexes: everyIndex, fine: everyFine, coordinates: everyCoordinates)
         guard m > 0 else { return 0 }
         // One tile per cell when the fixes are not much fewer than the cells: the exact stage
         // then sweeps each cell fence by fence (``sweepCells``); else squares of cells.
@@ -55,30 +57,36 @@ extension ContainmentEvaluator {
             starts[t &+ 1] &+= 1
         }
         for t in 0..<tiles { starts[t &+ 1] &+= starts[t] }
-        // Pass 3: their indexes in tile order. Only the index is scattered: with one tile per
-        // cell thousands of places are written at once, and the coordinates and index
-        // scattered together were three cache misses a fix (16 % of the batch at 10k fences;
-        // 26.1 → 29.0 M fixes/s with the gather below). Scattering first into 256 bands of
-        // tiles, then band by band, was slower still (22–25.5 M/s).
+        // Pass 3: their indexes and coordinates in tile order. With one tile per cell thousands
+        // of places are written at once, each write a cache miss; but a write does not hold up
+        // what follows, where a read does: scattering the indexes alone, then gathering the
+        // coordinates from the input by index (two reads a fix, each a miss, 9.6 ns a fix), was
+        // 1.10× slower at 10k fences (1.00× at 1k and 100k; 2026-11-26). The coordinates go as
+        // one 16-byte value, one miss: the index and two coordinate arrays scattered were three
+        // (16 % of the batch at 10k). Scattering first into 256 bands of tiles, then band by
+        // band, was slower; a two-pass radix sort by tile carrying the coordinates measured no better.
         let sLat = scratch.latitudes, sLon = scratch.longitudes, sIndex = scratch.indexes, sLevel = scratch.levels
+        let sCoordinates = scratch.coordinates
         for k in 0..<m {
             let t = Int(tileOf[k])
             let at = starts[t]
             starts[t] = at &+ 1
             sIndex[at] = everyIndex[k]
+            sCoordinates[at] = everyCoordinates[k]
         }
-        // Pass 4: their coordinates gathered in that order (independent reads, in flight together).
-        for k in 0..<m {
-            let i = Int(sIndex[k])
-            sLat[k] = lat[i]
-            sLon[k] = lon[i]
+        // The squares' blocks take the coordinates as two arrays.
+        if !sweeping {
+            for k in 0..<m {
+                sLat[k] = sCoordinates[k].y
+                sLon[k] = sCoordinates[k].x
+            }
         }
         if let levels { for k in 0..<m { sLevel[k] = levels[Int(sIndex[k])] } }
         // Their cells are computed again from the coordinates: cheaper than a gathered read.
         let found = sweeping
             ? try sweepCells(
-                cells: tiles &- 1, ends: starts, sLat, sLon, levels == nil ? nil : UnsafePointer(sLevel), indexes: sIndex,
-                options: options, runs: scratch.runs, scratch: scratch)
+                cells: tiles &- 1, ends: starts, coordinates: sCoordinates, levels == nil ? nil : UnsafePointer(sLevel),
+                indexes: sIndex, options: options, runs: scratch.runs, scratch: scratch)
             : try answer(
             sLat, sLon, levels == nil ? nil : UnsafePointer(sLevel), indexes: sIndex, located: nil, base: 0, fine: nil,
             count: m, found: 0, options: options, scratch: scratch)
