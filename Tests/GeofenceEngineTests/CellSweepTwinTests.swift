@@ -20,9 +20,11 @@ struct CellSweepTwinTests {
         return expected
     }
 
-    /// The tile order's pairs, the sweep on or off.
+    /// The tile order's pairs, the sweep on or off, the coordinates moved with the fixes or
+    /// gathered after.
     static func tileOrder(
-        _ evaluator: ContainmentEvaluator, _ points: [Coordinate], levels: [Int]?, options: ContainmentOptions, sweep: Bool
+        _ evaluator: ContainmentEvaluator, _ points: [Coordinate], levels: [Int]?, options: ContainmentOptions, sweep: Bool,
+        moving: Bool = false
     ) throws -> [UInt64] {
         let latitudes = points.map(\.latitude), longitudes = points.map(\.longitude)
         let scratch = evaluator.batchScratch()
@@ -30,7 +32,8 @@ struct CellSweepTwinTests {
             try longitudes.withUnsafeBufferPointer { lon in
                 try withLevels(levels) { lev in
                     try evaluator.containingInTileOrder(
-                        lat.baseAddress!, lon.baseAddress!, lev, count: points.count, options: options, scratch: scratch, sweep: sweep)
+                        lat.baseAddress!, lon.baseAddress!, lev, count: points.count, options: options, scratch: scratch, sweep: sweep,
+                        moving: moving)
                 }
             }
         }
@@ -73,10 +76,12 @@ struct CellSweepTwinTests {
                 ] {
                     let lev = withLevels ? levels : nil
                     let expected = try Self.scan(evaluator, points, levels: lev, options: options)
-                    let swept = try Self.tileOrder(evaluator, points, levels: lev, options: options, sweep: true)
-                    let blocks = try Self.tileOrder(evaluator, points, levels: lev, options: options, sweep: false)
-                    #expect(swept == expected, "seed \(seed) \(name) levels \(withLevels) \(options): sweep \(swept.count) pairs, scan \(expected.count)")
-                    #expect(blocks == expected, "seed \(seed) \(name) levels \(withLevels) \(options): blocks \(blocks.count) pairs, scan \(expected.count)")
+                    for moving in [false, true] {
+                        let swept = try Self.tileOrder(evaluator, points, levels: lev, options: options, sweep: true, moving: moving)
+                        let blocks = try Self.tileOrder(evaluator, points, levels: lev, options: options, sweep: false, moving: moving)
+                        #expect(swept == expected, "seed \(seed) \(name) levels \(withLevels) \(options) moving \(moving): sweep \(swept.count) pairs, scan \(expected.count)")
+                        #expect(blocks == expected, "seed \(seed) \(name) levels \(withLevels) \(options) moving \(moving): blocks \(blocks.count) pairs, scan \(expected.count)")
+                    }
                     densest = max(densest, expected.count)
                 }
             }

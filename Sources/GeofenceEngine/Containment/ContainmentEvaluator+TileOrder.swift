@@ -2,11 +2,12 @@ import GeofenceGEOS
 
 extension ContainmentEvaluator {
     /// The batch query in tile order: the first pass (``CellDirectory/View/locate(latitudes:longitudes:count:indexes:fine:coordinates:)``)
-    /// keeps the fixes whose fine cell some fence's box reaches, with their coordinates side
-    /// by side; those alone are grouped by tiles of cells, in input order within a tile (a
-    /// counting pass, then a scatter of their indexes and coordinates); the later stages run
+    /// keeps the fixes whose fine cell some fence's box reaches (in a large batch with their
+    /// coordinates side by side); those alone are grouped by tiles of cells, in input order
+    /// within a tile (a counting pass, then a scatter of their indexes, and of their
+    /// coordinates in a large batch, which a small one gathers after); the later stages run
     /// over them tile by tile, and the pairs are put back in input order, each fix's slots
-    /// still ascending.
+    /// still ascending. `moving` forces the large batch's way or the small one's (tests).
     ///
     /// When the located fixes are at least a quarter of the directory's cells (`sweep` on),
     /// every tile is one cell and the cell is swept fence by fence
@@ -27,14 +28,18 @@ extension ContainmentEvaluator {
     ///   bytes a fix, kept).
     func containingInTileOrder(
         _ lat: UnsafePointer<Double>, _ lon: UnsafePointer<Double>, _ levels: UnsafePointer<Int>?, count n: Int,
-        options: ContainmentOptions, scratch: BatchScratch, tileBytes: Int = tileBytes, sweep: Bool = true
+        options: ContainmentOptions, scratch: BatchScratch, tileBytes: Int = tileBytes, sweep: Bool = true,
+        moving: Bool? = nil
     ) throws(GEOSError) -> Int {
         let directory = hot.directory
         scratch.reserve(n)
-        // Pass 1: the fixes some box may hold, with their fine cells and coordinates.
+        // Pass 1: the fixes some box may hold, with their fine cells (and coordinates, when
+        // they are moved with the fix; see pass 3).
+        let moving = moving ?? (n >= Self.movingMinimum)
         let everyIndex = scratch.everyIndex, everyFine = scratch.everyFine, everyCoordinates = scratch.everyCoordinates
-        let m = directory.locate(
-            latitudes: lat, longitudes: lon, count: n, indexes: everyIndex, fine: everyFine, coordinates: everyCoordinates)
+        let m = moving
+            ? directory.locate(latitudes: lat, longitudes: lon, count: n, indexes: everyIndex, fine: everyFine, coordinates: everyCoordinates)
+            : directory.locate(latitudes: lat, longitudes: lon, count: n, indexes: everyIndex, fine: everyFine)
         guard m > 0 else { return 0 }
         // One tile per cell when the fixes are not much fewer than the cells: the exact stage
         // then sweeps each cell fence by fence (``sweepCells``); else squares of cells.
@@ -57,28 +62,54 @@ extension ContainmentEvaluator {
             starts[t &+ 1] &+= 1
         }
         for t in 0..<tiles { starts[t &+ 1] &+= starts[t] }
-        // Pass 3: their indexes and coordinates in tile order. With one tile per cell thousands
-        // of places are written at once, each write a cache miss; but a write does not hold up
-        // what follows, where a read does: scattering the indexes alone, then gathering the
-        // coordinates from the input by index (two reads a fix, each a miss, 9.6 ns a fix), was
-        // 1.10× slower at 10k fences (1.00× at 1k and 100k; 2026-11-26). The coordinates go as
-        // one 16-byte value, one miss: the index and two coordinate arrays scattered were three
-        // (16 % of the batch at 10k). Scattering first into 256 bands of tiles, then band by
-        // band, was slower; a two-pass radix sort by tile carrying the coordinates measured no better.
+        // Pass 3: their indexes in tile order, and their coordinates: moved with the index from
+        // the first pass's copy in a large batch, gathered from the input by index after in a
+        // small one. With one tile per cell thousands of places are written at once, each
+        // write a cache miss; but a write does not hold up what follows, where a read does, and
+        // a large batch's input is out of the caches: the gather's two reads a fix, each a
+        // miss, took 9.6 ns a fix with 1M fixes at 10k fences, where moving was 1.08–1.10×
+        // faster (1.00× at 1k and 100k). A small batch's input is in the caches, and there
+        // the gather wins: 1.05× with 125k fixes, even at 250k, moving 1.02× at 500k
+        // (``movingMinimum``). The coordinates move as one 16-byte value, one miss: the index
+        // and two coordinate arrays scattered were three (16 % of the batch at 10k).
+        // Scattering first into 256 bands of tiles, then band by band, was slower; a two-pass
+        // radix sort by tile carrying the coordinates measured no better.
         let sLat = scratch.latitudes, sLon = scratch.longitudes, sIndex = scratch.indexes, sLevel = scratch.levels
         let sCoordinates = scratch.coordinates
-        for k in 0..<m {
-            let t = Int(tileOf[k])
-            let at = starts[t]
-            starts[t] = at &+ 1
-            sIndex[at] = everyIndex[k]
-            sCoordinates[at] = everyCoordinates[k]
-        }
-        // The squares' blocks take the coordinates as two arrays.
-        if !sweeping {
+        if moving {
             for k in 0..<m {
-                sLat[k] = sCoordinates[k].y
-                sLon[k] = sCoordinates[k].x
+                let t = Int(tileOf[k])
+                let at = starts[t]
+                starts[t] = at &+ 1
+                sIndex[at] = everyIndex[k]
+                sCoordinates[at] = everyCoordinates[k]
+            }
+            // The squares' blocks take the coordinates as two arrays.
+            if !sweeping {
+                for k in 0..<m {
+                    sLat[k] = sCoordinates[k].y
+                    sLon[k] = sCoordinates[k].x
+                }
+            }
+        } else {
+            for k in 0..<m {
+                let t = Int(tileOf[k])
+                let at = starts[t]
+                starts[t] = at &+ 1
+                sIndex[at] = everyIndex[k]
+            }
+            // Independent reads, in flight together.
+            if sweeping {
+                for k in 0..<m {
+                    let i = Int(sIndex[k])
+                    sCoordinates[k] = SIMD2(lon[i], lat[i])
+                }
+            } else {
+                for k in 0..<m {
+                    let i = Int(sIndex[k])
+                    sLat[k] = lat[i]
+                    sLon[k] = lon[i]
+                }
             }
         }
         if let levels { for k in 0..<m { sLevel[k] = levels[Int(sIndex[k])] } }
@@ -130,6 +161,12 @@ extension ContainmentEvaluator {
         }
         scratch.swapPairBuffers()
     }
+
+    /// Fixes from which a tile-order batch moves each located fix's coordinates with it
+    /// instead of gathering them after (see pass 3 of
+    /// ``containingInTileOrder(_:_:_:count:options:scratch:tileBytes:sweep:moving:)``): 2¹⁸, 4 MiB of
+    /// input. `geofence contains` hands over about 90,000 fixes a call, and gathers.
+    static let movingMinimum = 1 << 18
 
     /// Bytes of fence data a tile aims for: 1 KiB, less than any directory cell holds on the
     /// peers' world, so a tile is one cell. Measured on the peers' 1M fixes (one thread, in
