@@ -38,7 +38,8 @@ extension ContainmentEvaluator {
         let moving = moving ?? (n >= Self.movingMinimum)
         let everyIndex = scratch.everyIndex, everyFine = scratch.everyFine, everyCoordinates = scratch.everyCoordinates
         let m = moving
-            ? directory.locate(latitudes: lat, longitudes: lon, count: n, indexes: everyIndex, fine: everyFine, coordinates: everyCoordinates)
+            ? directory.locate(
+                latitudes: lat, longitudes: lon, count: n, indexes: everyIndex, fine: everyFine, coordinates: everyCoordinates)
             : directory.locate(latitudes: lat, longitudes: lon, count: n, indexes: everyIndex, fine: everyFine)
         guard m > 0 else { return 0 }
         // One tile per cell when the fixes are not much fewer than the cells: the exact stage
@@ -69,7 +70,7 @@ extension ContainmentEvaluator {
         // a large batch's input is out of the caches: the gather's two reads a fix, each a
         // miss, took 9.6 ns a fix with 1M fixes at 10k fences, where moving was 1.08–1.10×
         // faster (1.00× at 1k and 100k). A small batch's input is in the caches, and there
-        // the gather wins: 1.05× with 125k fixes, even at 250k, moving 1.02× at 500k
+        // the gather wins: 1.05× with 125k fixes, equal at 250k, moving 1.02× at 500k
         // (``movingMinimum``). The coordinates move as one 16-byte value, one miss: the index
         // and two coordinate arrays scattered were three (16 % of the batch at 10k).
         // Scattering first into 256 bands of tiles, then band by band, was slower; a two-pass
