@@ -77,40 +77,25 @@ extension ContainmentEvaluator {
         // radix sort by tile carrying the coordinates measured no better.
         let sLat = scratch.latitudes, sLon = scratch.longitudes, sIndex = scratch.indexes, sLevel = scratch.levels
         let sCoordinates = scratch.coordinates
-        if moving {
-            for k in 0..<m {
-                let t = Int(tileOf[k])
-                let at = starts[t]
-                starts[t] = at &+ 1
-                sIndex[at] = everyIndex[k]
-                sCoordinates[at] = everyCoordinates[k]
-            }
-            // The squares' blocks take the coordinates as two arrays.
-            if !sweeping {
-                for k in 0..<m {
-                    sLat[k] = sCoordinates[k].y
-                    sLon[k] = sCoordinates[k].x
-                }
-            }
-        } else {
-            for k in 0..<m {
-                let t = Int(tileOf[k])
-                let at = starts[t]
-                starts[t] = at &+ 1
-                sIndex[at] = everyIndex[k]
-            }
+        for k in 0..<m {
+            let t = Int(tileOf[k])
+            let at = starts[t]
+            starts[t] = at &+ 1
+            sIndex[at] = everyIndex[k]
+            if moving { sCoordinates[at] = everyCoordinates[k] }
+        }
+        if !moving {
             // Independent reads, in flight together.
-            if sweeping {
-                for k in 0..<m {
-                    let i = Int(sIndex[k])
-                    sCoordinates[k] = SIMD2(lon[i], lat[i])
-                }
-            } else {
-                for k in 0..<m {
-                    let i = Int(sIndex[k])
-                    sLat[k] = lat[i]
-                    sLon[k] = lon[i]
-                }
+            for k in 0..<m {
+                let i = Int(sIndex[k])
+                sCoordinates[k] = SIMD2(lon[i], lat[i])
+            }
+        }
+        // The squares' blocks take the coordinates as two arrays.
+        if !sweeping {
+            for k in 0..<m {
+                sLat[k] = sCoordinates[k].y
+                sLon[k] = sCoordinates[k].x
             }
         }
         if let levels { for k in 0..<m { sLevel[k] = levels[Int(sIndex[k])] } }
