@@ -86,6 +86,41 @@ struct ContainsRunTests {
         }
     }
 
+    struct WriteFailure: Error, Equatable { var call: Int }
+
+    /// A block's lines are written while the next block is parsed: a write that fails (a full
+    /// disk) stops the run with its error at once, whichever block it was, after everything
+    /// before it was written in order, and nothing after it.
+    @Test("a failing write stops the run with its error; what was written is the output's start")
+    func failingWrite() throws {
+        var rng = SplitMix64(seed: 7)
+        var worldRng = SeededGenerator(seed: 7)
+        let fences = RandomWorld.city.fences(count: 100, &worldRng)
+        let set = try FenceSet(fences)
+        let text = Self.csv(&rng, fences: fences, rows: 4_000)
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("geofence-contains-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("fixes.csv").path
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        let (expected, _) = try Self.expected(text, set: set)
+        for threads in [1, 2] {
+            for failAt in [1, 2, 5, 9] {
+                var output: [UInt8] = [], calls = 0
+                #expect(throws: WriteFailure(call: failAt), "threads \(threads)") {
+                    _ = try ContainsRun.run(fenceSet: set, fixes: path, threads: threads, blockSize: 4_096) { bytes in
+                        calls += 1
+                        if calls == failAt { throw WriteFailure(call: calls) }
+                        output += bytes
+                    }
+                }
+                #expect(calls == failAt, "threads \(threads): no write after the failing one")
+                #expect(!output.isEmpty || failAt == 1)
+                #expect(expected.utf8.starts(with: output), "threads \(threads) fail at \(failAt): the output's start")
+            }
+        }
+    }
+
     @Test("an empty file and a bad header are errors naming the file")
     func badFiles() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("geofence-contains-\(UUID().uuidString)")

@@ -91,4 +91,53 @@ struct WorkerPoolTests {
         #expect(seen.storage.allSatisfy { $0 == 1 })
         #expect(BatchOptions(threads: 100_000).threads == WorkerPool.maximumThreads)
     }
+
+    struct SideFailure: Error {}
+
+    /// The caller's side work runs while the workers hold the batch (each item waits, with a
+    /// deadline of 2 s so a serial pool fails rather than hangs, for a flag only `meanwhile` sets),
+    /// and what it throws comes back only after every item ran.
+    @Test("work meanwhile overlaps the batch; its error waits for the batch", arguments: [2, 3])
+    func meanwhile(threads: Int) throws {
+        let pool = try WorkerPool(threads: threads)
+        for round in 0..<10 {
+            let count = 1 + round % 7
+            let released = Atomic<Bool>(false)
+            let sawRelease = DisjointSlots<Bool>(repeating: false, count: count)
+            let ran = DisjointSlots<Int>(repeating: 0, count: count)
+            try pool.run(count: count, { item, _ in
+                let deadline = ContinuousClock.now + .seconds(2)
+                while !released.load(ordering: .acquiring) && ContinuousClock.now < deadline {}
+                sawRelease[item] = released.load(ordering: .acquiring)
+                ran[item] += 1
+            }, meanwhile: { () throws(SideFailure) in released.store(true, ordering: .releasing) })
+            #expect(sawRelease.storage.allSatisfy { $0 }, "round \(round): an item ran before the side work")
+            #expect(ran.storage.allSatisfy { $0 == 1 }, "round \(round)")
+        }
+        // The side work fails while the items are still running: they all finish first.
+        let finished = Atomic<Int>(0)
+        #expect(throws: SideFailure.self) {
+            try pool.run(count: 8, { _, _ in
+                let until = ContinuousClock.now + .milliseconds(20)
+                while ContinuousClock.now < until {}
+                finished.add(1, ordering: .relaxed)
+            }, meanwhile: { () throws(SideFailure) in throw SideFailure() })
+        }
+        #expect(finished.load(ordering: .relaxed) == 8)
+        // The pool still serves batches.
+        let seen = DisjointSlots<Int>(repeating: 0, count: 9)
+        pool.run(count: 9) { item, _ in seen[item] += 1 }
+        #expect(seen.storage.allSatisfy { $0 == 1 })
+    }
+
+    /// A pool of one thread has no worker to overlap with: the side work first, then the items.
+    @Test("a one-thread pool does the side work first")
+    func meanwhileSerial() throws {
+        let pool = try WorkerPool(threads: 1)
+        let order = DisjointSlots<[String]>(repeating: [], count: 1)
+        pool.run(count: 3, { item, _ in order.update(0) { $0.append("item \(item)") } }, meanwhile: { () throws(Never) in
+            order.update(0) { $0.append("side") }
+        })
+        #expect(order[0] == ["side", "item 0", "item 1", "item 2"])
+    }
 }

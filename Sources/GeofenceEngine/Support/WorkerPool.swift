@@ -79,6 +79,29 @@ package final class WorkerPool: @unchecked Sendable {
         lock.withLock { _ in shared.run(count: count, body) }
     }
 
+    /// ``run(count:_:)`` with `meanwhile` called on the calling thread while the workers run
+    /// the batch, so the caller's serial work (writing the previous batch's output) overlaps
+    /// it. Returns once both are done. What `meanwhile` throws is rethrown only after the
+    /// batch finished, so no item outlives the caller's buffers. A pool of one thread calls
+    /// `meanwhile` first, then runs the batch.
+    package func run<E: Error>(
+        count: Int, _ body: @escaping @Sendable (_ item: Int, _ worker: Int) -> Void, meanwhile: () throws(E) -> Void
+    ) throws(E) {
+        guard threads > 1, count > 0 else {
+            try meanwhile()
+            run(count: count, body)
+            return
+        }
+        let failure: E? = lock.withLock { _ in
+            shared.begin(count: count, body)
+            var failure: E? = nil
+            do throws(E) { try meanwhile() } catch { failure = error }
+            shared.finish()
+            return failure
+        }
+        if let failure { throw failure }
+    }
+
     /// The state of one pool's threads.
     private final class Shared: @unchecked Sendable {
         let threads: Int
@@ -99,10 +122,20 @@ package final class WorkerPool: @unchecked Sendable {
         }
 
         func run(count: Int, _ body: @escaping @Sendable (Int, Int) -> Void) {
+            begin(count: count, body)
+            finish()
+        }
+
+        /// Releases the workers on a batch (``finish()`` waits for it).
+        func begin(count: Int, _ body: @escaping @Sendable (Int, Int) -> Void) {
             self.count = count
             self.body = body
             next.store(0, ordering: .relaxed)
             for s in start { s.signal() }
+        }
+
+        /// Waits until every worker is done with the batch ``begin(count:_:)`` released.
+        func finish() {
             for _ in 0..<threads { done.wait() }
             self.body = nil
         }
