@@ -58,19 +58,35 @@ struct ContainsRunTests {
         return (out, summary)
     }
 
+    /// A seeded city of `fences` fences and a CSV of `rows` rows of every kind over it.
+    static func world(seed: UInt64, fences count: Int, rows: Int) throws -> (FenceSet, String) {
+        var rng = SplitMix64(seed: seed)
+        var worldRng = SeededGenerator(seed: seed)
+        let fences = RandomWorld.city.fences(count: count, &worldRng)
+        return (try FenceSet(fences), csv(&rng, fences: fences, rows: rows))
+    }
+
+    /// A new temporary folder (the caller removes it).
+    static func folder() throws -> URL {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("geofence-contains-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        return folder
+    }
+
+    /// `text` written to `fixes.csv` in `folder`; its path.
+    static func file(_ text: String, in folder: URL) throws -> String {
+        let path = folder.appendingPathComponent("fixes.csv").path
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
     @Test("any thread count and block size give the twin's output and counts", arguments: [1, 2] as [UInt64])
     func equalsTwin(seed: UInt64) throws {
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
         for seed in testSeeds(1, base: seed) {
-            var rng = SplitMix64(seed: seed)
-            var worldRng = SeededGenerator(seed: seed)
-            let fences = RandomWorld.city.fences(count: 200, &worldRng)
-            let set = try FenceSet(fences)
-            let text = Self.csv(&rng, fences: fences, rows: 6_000)
-            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("geofence-contains-\(UUID().uuidString)")
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-            defer { try? FileManager.default.removeItem(at: folder) }
-            let path = folder.appendingPathComponent("fixes.csv").path
-            try text.write(toFile: path, atomically: true, encoding: .utf8)
+            let (set, text) = try Self.world(seed: seed, fences: 200, rows: 6_000)
+            let path = try Self.file(text, in: folder)
             let (expected, counts) = try Self.expected(text, set: set)
             #expect(counts.rejected > 0 && counts.blankLines > 0, "seed \(seed): the file has rejections and blank lines")
             for threads in [1, 2, 3] {
@@ -93,16 +109,10 @@ struct ContainsRunTests {
     /// before it was written in order, and nothing after it.
     @Test("a failing write stops the run with its error; what was written is the output's start")
     func failingWrite() throws {
-        var rng = SplitMix64(seed: 7)
-        var worldRng = SeededGenerator(seed: 7)
-        let fences = RandomWorld.city.fences(count: 100, &worldRng)
-        let set = try FenceSet(fences)
-        let text = Self.csv(&rng, fences: fences, rows: 4_000)
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("geofence-contains-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let folder = try Self.folder()
         defer { try? FileManager.default.removeItem(at: folder) }
-        let path = folder.appendingPathComponent("fixes.csv").path
-        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        let (set, text) = try Self.world(seed: 7, fences: 100, rows: 4_000)
+        let path = try Self.file(text, in: folder)
         let (expected, _) = try Self.expected(text, set: set)
         for threads in [1, 2] {
             for failAt in [1, 2, 5, 9] {
@@ -123,8 +133,7 @@ struct ContainsRunTests {
 
     @Test("an empty file and a bad header are errors naming the file")
     func badFiles() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("geofence-contains-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let folder = try Self.folder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let set = try FenceSet([])
         for (content, words) in [("", "empty file"), ("a,b\n1,2\n", "line 1:")] {
