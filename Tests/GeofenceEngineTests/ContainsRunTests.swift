@@ -102,6 +102,32 @@ struct ContainsRunTests {
         }
     }
 
+    /// From a pipe the next block is read into the reader's other buffer while the workers
+    /// answer the current one: the output is the file's, byte for byte.
+    @Test("fixes from a pipe give the twin's output", arguments: [1, 2, 3])
+    func pipe(threads: Int) throws {
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let (set, text) = try Self.world(seed: 11, fences: 150, rows: 5_000)
+        let (expected, counts) = try Self.expected(text, set: set)
+        let fifo = folder.appendingPathComponent("fixes.fifo").path
+        let bytes = Data(text.utf8)
+        for blockSize in [4_096, 100_000] {
+            #expect(mkfifo(fifo, 0o600) == 0)
+            defer { unlink(fifo) }
+            let writer = Thread {
+                let handle = FileHandle(forWritingAtPath: fifo)!
+                handle.write(bytes)
+                try? handle.close()
+            }
+            writer.start()
+            var output: [UInt8] = []
+            let summary = try ContainsRun.run(fenceSet: set, fixes: fifo, threads: threads, blockSize: blockSize) { output += $0 }
+            #expect(String(decoding: output, as: UTF8.self) == expected, "threads \(threads) block \(blockSize)")
+            #expect(summary == counts, "threads \(threads) block \(blockSize)")
+        }
+    }
+
     struct WriteFailure: Error, Equatable { var call: Int }
 
     /// A block's lines are written while the next block is parsed: a write that fails (a full

@@ -37,6 +37,69 @@ struct LineBlockReaderTests {
         }
     }
 
+    /// A pipe is read into two buffers in turn: every block of lines is still intact after
+    /// the next call (the caller reads ahead while it parses a block), lines and overlong
+    /// lines come out as from the mapped file, whatever the block size (blocks smaller than a
+    /// line grow; lines over the maximum are skipped and reported).
+    @Test("a pipe's block stays intact through the next call; lines equal the file's", arguments: [64, 100, 4_096])
+    func pipeKeepsPreviousBlock(blockSize: Int) throws {
+        for seed in testSeeds(4) {
+            var rng = SplitMix64(seed: seed)
+            var text = ""
+            for k in 0..<rng.int(50...600) {
+                let long = rng.chance(0.04) ? rng.int(150...700) : rng.int(0...40)
+                text += "\(k):" + String(repeating: Character(UnicodeScalar(UInt8(97 + k % 26))), count: long)
+                text += rng.chance(0.1) ? "\r\n" : "\n"
+            }
+            if rng.chance(0.5) { text += "last line without break" }
+            let url = TestFolders.root.appendingPathComponent("pipe-\(seed)-\(blockSize)-\(UUID().uuidString).txt")
+            try text.write(to: url, atomically: true, encoding: .utf8)
+            defer { try? FileManager.default.removeItem(at: url) }
+            let maximum = 300
+            func lines(_ reader: LineBlockReader) throws -> [String] {
+                var out: [String] = []
+                try reader.forEachLine({ base, start, end, n in
+                    out.append("\(n) " + String(decoding: UnsafeBufferPointer(start: base + start, count: end - start), as: UTF8.self))
+                }, overlongLine: { n, _ in out.append("\(n) overlong") })
+                return out
+            }
+            let expected = try lines(LineBlockReader(path: url.path, blockSize: blockSize, maximumLineBytes: maximum))
+            let bytes = Data(text.utf8)
+            for check in [false, true] {
+                let fifo = url.path + ".fifo"
+                #expect(mkfifo(fifo, 0o600) == 0)
+                defer { unlink(fifo) }
+                let writer = Thread {
+                    let handle = FileHandle(forWritingAtPath: fifo)!
+                    handle.write(bytes)
+                    try? handle.close()
+                }
+                writer.start()
+                let reader = try LineBlockReader(path: fifo, blockSize: blockSize, maximumLineBytes: maximum)
+                #expect(reader.fileSize == nil, "read as a pipe")
+                if !check {
+                    #expect(try lines(reader) == expected, "seed \(seed) block \(blockSize)")
+                    continue
+                }
+                // Every block of lines compared with its copy after the next call returned.
+                var previous: (UnsafeRawBufferPointer, [UInt8])? = nil
+                var blocks = 0
+                while true {
+                    let chunk = try reader.nextChunk()
+                    if let (bytes, copy) = previous {
+                        #expect(Array(bytes) == copy, "seed \(seed) block \(blockSize): block \(blocks) changed by the next call")
+                    }
+                    guard let chunk else { break }
+                    if case .lines(let bytes) = chunk {
+                        previous = (bytes, Array(bytes))
+                        blocks += 1
+                    }
+                }
+                #expect(blocks > 1 || text.utf8.count <= blockSize, "seed \(seed)")
+            }
+        }
+    }
+
     /// The resident size of the mapping that holds `address` (`Rss` in /proc/self/smaps), or
     /// nil where that cannot be read (not Linux).
     static func residentBytes(ofMappingAt address: UnsafeRawPointer) -> Int? {

@@ -30,9 +30,10 @@ package struct ContainsSummary: Sendable, Equatable {
 /// parser behind it for anything unusual) and answered through the batch query by its
 /// worker's own evaluator, then, once the slices' row and line counts are known, written as
 /// lines into the slice's own buffer; the buffers are handed to `write` in file order. So the
-/// output is byte for byte the one-thread output. A block's lines are written while the
-/// workers parse and answer the next block (writing 35 MB to a file took a fifth of a 10k
-/// run's wall time when it stood between blocks).
+/// output is byte for byte the one-thread output. While the workers parse and answer a block,
+/// the calling thread writes the lines of the block before and reads the block after
+/// (writing 35 MB to a file took a fifth of a 10k run's wall time when it stood between
+/// blocks; a `gzip -dc` at the pipe's other end stood still while a block was answered).
 package enum ContainsRun {
     /// Answers every row of `path` and hands the output to `write` in order.
     ///
@@ -99,16 +100,22 @@ package enum ContainsRun {
             while slices.count < bounds.count { slices.append(ContainsSlice()) }
             let work = SliceBox(slices), base = SendablePointer(p)
             let failures = DisjointSlots<GEOSError?>(repeating: nil, count: bounds.count)
-            // Parse and answer, while the block before is written.
+            // Parse and answer, while the block before is written and the next one read (the
+            // reader keeps this block while it reads the next; a read error waits its turn,
+            // after this block's lines).
+            var following: Result<LineBlockReader.Chunk?, FixFileError> = .success(nil)
             try pool.run(count: bounds.count, { k, worker in
                 do throws(GEOSError) {
                     try work.slices[k].parseAndAnswer(
                         base.pointer, bounds[k].0, bounds[k].1, header: header, evaluator: evaluators.evaluators[worker],
                         maximumLineBytes: maximumLineBytes)
                 } catch { failures[k] = error }
-            }, meanwhile: writePending)
+            }, meanwhile: {
+                try writePending()
+                following = Result { () throws(FixFileError) in try next() }
+            })
             if let failure = failures.storage.lazy.compactMap({ $0 }).first { throw failure }
-            PhaseTrace.mark("rows: parse and answer \(block.count >> 10) KiB, the block before written")
+            PhaseTrace.mark("rows: parse and answer \(block.count >> 10) KiB, the block before written, the next read")
             // Rows and lines are numbered across slices; then each slice writes its lines.
             var firstRows: [Int] = [], firstLines: [Int] = []
             for k in 0..<bounds.count {
@@ -124,7 +131,10 @@ package enum ContainsRun {
             }
             PhaseTrace.mark("rows: format")
             for k in 0..<bounds.count { pending.append(slices[k].output) }
-            chunk = try next()
+            do { chunk = try following.get() } catch {
+                try writePending()
+                throw error
+            }
         }
         try writePending()
         PhaseTrace.mark("rows: the last block written")

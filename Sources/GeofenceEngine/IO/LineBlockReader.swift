@@ -4,8 +4,11 @@
 /// A regular file is mapped and its blocks are views of the page cache (no copy; the pages
 /// of blocks already handed out are dropped from the process as it goes, so resident memory
 /// stays about two blocks); under an address-space limit (`ulimit -v`), which would count
-/// the whole mapping, it is read like a pipe. Pipes and devices are read block by block into a buffer: one
-/// block (default 8 MiB), or the longest line when that is longer, whatever the input's size.
+/// the whole mapping, it is read like a pipe. Pipes and devices are read block by block into
+/// two buffers in turn, each one block (default 8 MiB) or the longest line when that is
+/// longer, whatever the input's size: a block stays valid while the next one is read, so a
+/// caller can read ahead while it works on a block (a producer at the pipe's other end, such
+/// as `gzip -dc`, then runs while the block is worked on, not only while it is read).
 /// A mapped file must not shrink while it is read (a truncated mapping is a bus error):
 /// inputs that may change go through a pipe (`cat file |` … `--fixes /dev/stdin`).
 ///
@@ -21,7 +24,7 @@ package final class LineBlockReader {
     /// What ``nextChunk()`` returns: whole lines, or the news that one line was too long.
     package enum Chunk {
         /// A block of whole lines (the last block may end without a line break). The bytes
-        /// stay valid until the next call.
+        /// stay valid until the second call after (the next call reads into the other buffer).
         case lines(UnsafeRawBufferPointer)
         /// One line longer than ``maximumLineBytes``, skipped without being held: `bytes` is
         /// how much of it was seen when it was found too long (at least the maximum). The
@@ -34,9 +37,14 @@ package final class LineBlockReader {
     /// The longest line accepted, in bytes.
     package let maximumLineBytes: Int
     private let fd: Int32
-    private var buffer: UnsafeMutableRawBufferPointer
-    /// Bytes of the next block already in the buffer (the partial line after the last break).
+    /// A pipe's two buffers (the second allocated when a second block is read).
+    private var buffers: [UnsafeMutableRawBufferPointer]
+    /// The buffer of the last block of lines handed out: the next block goes to the other.
+    private var linesBuffer = 1
+    /// Bytes of the next block already read (the partial line after the last break), at
+    /// `lastBlockEnd` in buffer `carryBuffer`.
     private var carry = 0
+    private var carryBuffer = 0
     private var atEOF = false
     /// The size of a regular file when it was opened; nil for pipes and devices.
     package let fileSize: Int?
@@ -65,25 +73,27 @@ package final class LineBlockReader {
             // with no copy (read(2) copying the file was a tenth of a whole batch run).
             Platform.adviseSequential(mapped.baseAddress!, size: size)
             mapping = mapped
-            buffer = UnsafeMutableRawBufferPointer(start: nil, count: 0)
+            buffers = []
         } else {
             mapping = nil
+            // A pipe (other kinds refuse): room for the writer to run ahead between reads.
+            if status?.kind == .other { Platform.enlargePipe(fd, bytes: 1 << 20) }
             guard let memory = Platform.allocate(bytes: self.blockSize) else {
                 Platform.close(fd)
                 throw FileReadError(path: path, reason: "cannot allocate a read buffer of \(self.blockSize >> 20) MiB (out of memory)")
             }
-            buffer = UnsafeMutableRawBufferPointer(start: memory, count: self.blockSize)
+            buffers = [UnsafeMutableRawBufferPointer(start: memory, count: self.blockSize), UnsafeMutableRawBufferPointer(start: nil, count: 0)]
         }
     }
 
     deinit {
         if let mapping { Platform.unmap(mapping.baseAddress!, size: mapping.count) }
         Platform.close(fd)
-        if let base = buffer.baseAddress { Platform.free(base) }
+        for buffer in buffers { if let base = buffer.baseAddress { Platform.free(base) } }
     }
 
     /// The next block of whole lines, or nil at the end of the file. The bytes stay valid
-    /// until the next call.
+    /// until the second call after.
     /// - Throws: ``FileReadError`` when the file cannot be read, or has a line longer than
     ///   ``maximumLineBytes`` that does not fit in a block.
     package func nextBlock() throws(FileReadError) -> UnsafeRawBufferPointer? {
@@ -101,14 +111,20 @@ package final class LineBlockReader {
     /// - Complexity: O(block size); one `read` call per block in the usual case.
     package func nextChunk() throws(FileReadError) -> Chunk? {
         if let mapping { return nextMappedChunk(mapping) }
+        // The buffer the last block of lines is not in; as large as the one with the carry.
+        target = 1 - linesBuffer
+        if buffers[target].count < buffers[carryBuffer].count {
+            try grow(to: buffers[carryBuffer].count, keeping: 0)
+        }
         if skippingLine {
             skippingLine = false
             try skipRestOfLine()
         }
         // Move the carried partial line to the front.
-        if carry > 0 && lastBlockEnd > 0 {
-            buffer.baseAddress!.copyMemory(from: buffer.baseAddress! + lastBlockEnd, byteCount: carry)  // may overlap
+        if carry > 0 && (lastBlockEnd > 0 || carryBuffer != target) {
+            buffer.baseAddress!.copyMemory(from: buffers[carryBuffer].baseAddress! + lastBlockEnd, byteCount: carry)  // may overlap
         }
+        carryBuffer = target
         lastBlockEnd = 0
         var filled = carry
         while true {
@@ -124,6 +140,7 @@ package final class LineBlockReader {
                 if filled > maximumLineBytes && Platform.firstLineBreak(in: base, from: 0, to: filled) == filled {
                     return .overlongLine(bytes: filled)  // the last line, unterminated and too long
                 }
+                linesBuffer = target
                 return .lines(UnsafeRawBufferPointer(rebasing: buffer[0..<filled]))
             }
             // Full buffer: cut after its last line break.
@@ -143,6 +160,7 @@ package final class LineBlockReader {
             }
             carry = filled - cut
             lastBlockEnd = cut
+            linesBuffer = target
             return .lines(UnsafeRawBufferPointer(rebasing: buffer[0..<cut]))
         }
     }
@@ -156,8 +174,9 @@ package final class LineBlockReader {
     }
 
     /// Reads past the rest of a line already reported too long, keeping what follows its
-    /// line break as the carry.
+    /// line break as the carry (in the target buffer).
     private func skipRestOfLine() throws(FileReadError) {
+        carryBuffer = target
         let base = buffer.baseAddress!.assumingMemoryBound(to: UInt8.self)
         while true {
             let n = try readMore(at: 0)
@@ -179,14 +198,22 @@ package final class LineBlockReader {
     /// True when the reader is inside a line reported too long (a pipe or device).
     private var skippingLine = false
 
-    /// Replaces the buffer by one of `size` bytes holding its first `keeping` bytes.
+    /// The buffer the current call reads into.
+    private var target = 0
+    private var buffer: UnsafeMutableRawBufferPointer { buffers[target] }
+
+    /// Replaces the target buffer by one of `size` bytes holding its first `keeping` bytes
+    /// (makes the second buffer, first used, with `keeping` 0).
     private func grow(to size: Int, keeping: Int) throws(FileReadError) {
         guard let bigger = Platform.allocate(bytes: size) else {
-            throw FileReadError(path: path, reason: "cannot allocate memory for a line of \(size) bytes (out of memory)")
+            let what = keeping == 0 && size == blockSize ? "a read buffer of \(size >> 20) MiB" : "a line of \(size) bytes"
+            throw FileReadError(path: path, reason: "cannot allocate memory for \(what) (out of memory)")
         }
-        bigger.copyMemory(from: buffer.baseAddress!, byteCount: keeping)
-        Platform.free(buffer.baseAddress!)
-        buffer = UnsafeMutableRawBufferPointer(start: bigger, count: size)
+        if let old = buffer.baseAddress {
+            bigger.copyMemory(from: old, byteCount: keeping)
+            Platform.free(old)
+        }
+        buffers[target] = UnsafeMutableRawBufferPointer(start: bigger, count: size)
     }
 
     private var lastBlockEnd = 0

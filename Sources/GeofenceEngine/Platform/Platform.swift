@@ -250,6 +250,18 @@ package enum Platform {
         madvise(UnsafeMutableRawPointer(mutating: base), size, MADV_SEQUENTIAL)
     }
 
+    /// Asks for a pipe's buffer of `bytes` (Linux: `F_SETPIPE_SZ`, capped by the system's
+    /// `pipe-max-size`; elsewhere nothing), so the writer at its other end can run further
+    /// ahead of the reader. Returns whether the system took it; a refusal changes nothing.
+    @discardableResult
+    package static func enlargePipe(_ fd: Int32, bytes: Int) -> Bool {
+        #if canImport(Glibc)
+        return fcntl(fd, 1031 /* F_SETPIPE_SZ */, Int32(clamping: bytes)) >= 0
+        #else
+        return false
+        #endif
+    }
+
     /// Drops a mapping's pages from this process (they read back from the file, or as zeros
     /// for anonymous memory). `base` must be page-aligned.
     package static func adviseDontNeed(_ base: UnsafeRawPointer, size: Int) {
