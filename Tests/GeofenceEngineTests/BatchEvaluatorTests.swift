@@ -211,6 +211,20 @@ struct BatchEvaluatorTests {
             #expect(streamed == whole, "seed \(seed) threads \(threads)")
             #expect(summary.rejections.total == 0)
         }
+        // From a pipe, where the next block is read into the reader's other buffer while the
+        // grouper still holds rows of this one.
+        let fifo = path + ".fifo"
+        #expect(mkfifo(fifo, 0o600) == 0)
+        defer { unlink(fifo) }
+        let bytes = Data(sorted.csv().utf8)
+        let writer = Thread {
+            let handle = FileHandle(forWritingAtPath: fifo)!
+            handle.write(bytes)
+            try? handle.close()
+        }
+        writer.start()
+        let (piped, _) = try runBatch(set, path: fifo, options: BatchOptions(threads: 2, sortedInput: true, blockSize: 2048))
+        #expect(piped == whole, "seed \(seed): sorted input from a pipe")
     }
 
     @Test("shards partition the devices and merge back to the unsharded output", arguments: [2, 3, 5])

@@ -17,6 +17,10 @@ package final class FixFileReader {
     /// The data after the header in the first block, not yet handed out.
     private var firstBlockRest: UnsafeRawBufferPointer?
     private var nextLine: Int
+    /// The block after the one being parsed, read while the workers parse (the reader keeps
+    /// a block valid through the next call): a pipe's producer runs meanwhile. A read error
+    /// waits here for its turn.
+    private var readAhead: Result<LineBlockReader.Chunk?, FixFileError>? = nil
     /// Each slice's scratch, where it is staged before it is placed in the store
     /// (``FixStore/Writer/place(from:count:at:deviceCount:)``); indexed by slice.
     private var scratch: [ScratchMemory] = []
@@ -111,8 +115,8 @@ package final class FixFileReader {
             block = rest
             firstBlockRest = nil
         } else {
-            let chunk: LineBlockReader.Chunk?
-            do { chunk = try reader.nextChunk() } catch { throw FixFileError(path: path, reason: error.reason) }
+            let chunk = try (readAhead ?? readChunk()).get()
+            readAhead = nil
             switch chunk {
             case nil:
                 return nil
@@ -140,20 +144,20 @@ package final class FixFileReader {
             }
             if let problem = store.reserve(slot) { throw FixFileError(path: path, reason: problem) }
             let target = store.writer
-            pool.run(count: bounds.count) { i, _ in
+            pool.run(count: bounds.count, { i, _ in
                 results[i] = ParsedSlice.parse(
                     base.pointer, bounds[i].0, bounds[i].1, header: header, policy: policy,
                     into: target, firstSlot: firstSlots[i], keepLines: true, scratch: scratch[i])
-            }
+            }, meanwhile: readNext)
             store.used = slot
             return number(results.storage.map { $0! })
         }
         let staging = store.writer
-        pool.run(count: bounds.count) { i, _ in
+        pool.run(count: bounds.count, { i, _ in
             results[i] = ParsedSlice.parse(
                 base.pointer, bounds[i].0, bounds[i].1, header: header, policy: policy,
                 into: staging, firstSlot: 0, keepLines: false, scratch: scratch[i])
-        }
+        }, meanwhile: readNext)
         var slices = results.storage.map { $0! }
         for i in slices.indices {
             slices[i].firstSlot = slot
@@ -169,6 +173,16 @@ package final class FixFileReader {
         }
         store.used = slot
         return number(slices)
+    }
+
+    /// The reader's next chunk, its error named after the file.
+    private func readChunk() -> Result<LineBlockReader.Chunk?, FixFileError> {
+        do { return .success(try reader.nextChunk()) } catch { return .failure(FixFileError(path: path, reason: error.reason)) }
+    }
+
+    /// Reads the block after the one being parsed (see ``readAhead``).
+    private func readNext() {
+        readAhead = readChunk()
     }
 
     /// Gives the slices their absolute first line numbers.
