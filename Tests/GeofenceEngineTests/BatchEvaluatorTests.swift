@@ -153,14 +153,8 @@ struct BatchEvaluatorTests {
         let path = try BatchFixture.write(text)
         let (fromFile, _) = try runBatch(set, path: path, options: BatchOptions(threads: 2, blockSize: 1 << 16))
         let fifo = path + ".fifo"
-        #expect(mkfifo(fifo, 0o600) == 0)
         defer { unlink(fifo) }
-        let writer = Thread {
-            let handle = FileHandle(forWritingAtPath: fifo)!
-            handle.write(Data(text.utf8))
-            try? handle.close()
-        }
-        writer.start()
+        try TestFIFO.feed(Data(text.utf8), at: fifo)
         let (fromPipe, summary) = try runBatch(set, path: fifo, options: BatchOptions(threads: 2, blockSize: 1 << 16))
         #expect(fromPipe == fromFile, "\(firstDifference(fromPipe, fromFile))")
         #expect(summary.rowsRead == fixture.rows.count)
@@ -214,15 +208,8 @@ struct BatchEvaluatorTests {
         // From a pipe, where the next block is read into the reader's other buffer while the
         // grouper still holds rows of this one.
         let fifo = path + ".fifo"
-        #expect(mkfifo(fifo, 0o600) == 0)
         defer { unlink(fifo) }
-        let bytes = Data(sorted.csv().utf8)
-        let writer = Thread {
-            let handle = FileHandle(forWritingAtPath: fifo)!
-            handle.write(bytes)
-            try? handle.close()
-        }
-        writer.start()
+        try TestFIFO.feed(Data(sorted.csv().utf8), at: fifo)
         let (piped, _) = try runBatch(set, path: fifo, options: BatchOptions(threads: 2, sortedInput: true, blockSize: 2048))
         #expect(piped == whole, "seed \(seed): sorted input from a pipe")
     }

@@ -113,14 +113,8 @@ struct ContainsRunTests {
         let fifo = folder.appendingPathComponent("fixes.fifo").path
         let bytes = Data(text.utf8)
         for blockSize in [4_096, 100_000] {
-            #expect(mkfifo(fifo, 0o600) == 0)
             defer { unlink(fifo) }
-            let writer = Thread {
-                let handle = FileHandle(forWritingAtPath: fifo)!
-                handle.write(bytes)
-                try? handle.close()
-            }
-            writer.start()
+            try TestFIFO.feed(bytes, at: fifo)
             var output: [UInt8] = []
             let summary = try ContainsRun.run(fenceSet: set, fixes: fifo, threads: threads, blockSize: blockSize) { output += $0 }
             #expect(String(decoding: output, as: UTF8.self) == expected, "threads \(threads) block \(blockSize)")

@@ -67,14 +67,8 @@ struct LineBlockReaderTests {
             let bytes = Data(text.utf8)
             for check in [false, true] {
                 let fifo = url.path + ".fifo"
-                #expect(mkfifo(fifo, 0o600) == 0)
                 defer { unlink(fifo) }
-                let writer = Thread {
-                    let handle = FileHandle(forWritingAtPath: fifo)!
-                    handle.write(bytes)
-                    try? handle.close()
-                }
-                writer.start()
+                try TestFIFO.feed(bytes, at: fifo)
                 let reader = try LineBlockReader(path: fifo, blockSize: blockSize, maximumLineBytes: maximum)
                 #expect(reader.fileSize == nil, "read as a pipe")
                 if !check {

@@ -1,0 +1,19 @@
+import Foundation
+
+/// A named pipe fed by a thread: the way tests give a reader a pipe (no mapping, blocks read
+/// as they arrive) with known contents.
+public enum TestFIFO {
+    /// Makes a FIFO at `path` and starts a thread that writes `bytes` into it and closes it.
+    /// The writer's open waits for a reader, so open `path` next (and read it to the end);
+    /// the caller removes `path` (`unlink`).
+    /// - Throws: when the FIFO cannot be made.
+    public static func feed(_ bytes: Data, at path: String) throws {
+        guard mkfifo(path, 0o600) == 0 else { throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path]) }
+        let writer = Thread {
+            guard let handle = FileHandle(forWritingAtPath: path) else { return }
+            handle.write(bytes)
+            try? handle.close()
+        }
+        writer.start()
+    }
+}
