@@ -37,7 +37,7 @@ struct LineBlockReaderTests {
         }
     }
 
-    /// A pipe is read into two buffers in turn: every block of lines is still intact after
+    /// Reading ahead, a pipe is read into two buffers in turn: every block of lines is still intact after
     /// the next call (the caller reads ahead while it parses a block), lines and overlong
     /// lines come out as from the mapped file, whatever the block size (blocks smaller than a
     /// line grow; lines over the maximum are skipped and reported).
@@ -69,7 +69,7 @@ struct LineBlockReaderTests {
                 let fifo = url.path + ".fifo"
                 defer { unlink(fifo) }
                 try TestFIFO.feed(bytes, at: fifo)
-                let reader = try LineBlockReader(path: fifo, blockSize: blockSize, maximumLineBytes: maximum)
+                let reader = try LineBlockReader(path: fifo, blockSize: blockSize, maximumLineBytes: maximum, readsAhead: true)
                 #expect(reader.fileSize == nil, "read as a pipe")
                 if !check {
                     #expect(try lines(reader) == expected, "seed \(seed) block \(blockSize)")
@@ -92,6 +92,25 @@ struct LineBlockReaderTests {
                 #expect(blocks > 1 || text.utf8.count <= blockSize, "seed \(seed)")
             }
         }
+    }
+
+    /// A line with no end (`/dev/zero`) is reported once as overlong, then skipped only up to
+    /// ``LineBlockReader/maximumSkippedBytes``: an error naming the file, not a spin.
+    @Test("an endless line is an error after the skipping bound, not a spin")
+    func endlessLine() throws {
+        let reader = try LineBlockReader(path: "/dev/zero", blockSize: 1 << 20, maximumLineBytes: 1_000, readsAhead: true)
+        guard case .overlongLine(let bytes) = try reader.nextChunk() else {
+            Issue.record("the first chunk is not an overlong line")
+            return
+        }
+        #expect(bytes >= 1_000)
+        do {
+            _ = try reader.nextChunk()
+            Issue.record("/dev/zero read past without end")
+        } catch {
+            #expect(error.description.contains("/dev/zero") && error.description.contains("without a line break"), "\(error)")
+        }
+        #expect(reader.bytesRead > LineBlockReader.maximumSkippedBytes && reader.bytesRead < LineBlockReader.maximumSkippedBytes + (4 << 20))
     }
 
     /// The resident size of the mapping that holds `address` (`Rss` in /proc/self/smaps), or

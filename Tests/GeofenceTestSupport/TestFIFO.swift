@@ -9,9 +9,11 @@ public enum TestFIFO {
     /// - Throws: when the FIFO cannot be made.
     public static func feed(_ bytes: Data, at path: String) throws {
         guard mkfifo(path, 0o600) == 0 else { throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path]) }
+        // A reader that stops early (a failing test) makes the write fail, not kill the process.
+        signal(SIGPIPE, SIG_IGN)
         let writer = Thread {
             guard let handle = FileHandle(forWritingAtPath: path) else { return }
-            handle.write(bytes)
+            try? handle.write(contentsOf: bytes)
             try? handle.close()
         }
         writer.start()

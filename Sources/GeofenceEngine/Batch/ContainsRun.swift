@@ -53,7 +53,7 @@ package enum ContainsRun {
     ) throws -> ContainsSummary {
         let reader: LineBlockReader
         do {
-            reader = try LineBlockReader(path: path, blockSize: blockSize, maximumLineBytes: maximumLineBytes)
+            reader = try LineBlockReader(path: path, blockSize: blockSize, maximumLineBytes: maximumLineBytes, readsAhead: true)
         } catch {
             throw FixFileError(path: path, reason: error.reason)
         }

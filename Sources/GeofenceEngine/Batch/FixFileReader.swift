@@ -34,7 +34,7 @@ package final class FixFileReader {
     ) throws(FixFileError) {
         self.path = path
         do {
-            reader = try LineBlockReader(path: path, blockSize: blockSize, maximumLineBytes: maximumLineBytes)
+            reader = try LineBlockReader(path: path, blockSize: blockSize, maximumLineBytes: maximumLineBytes, readsAhead: true)
         } catch {
             throw FixFileError(path: path, reason: error.reason)
         }
@@ -115,8 +115,9 @@ package final class FixFileReader {
             block = rest
             firstBlockRest = nil
         } else {
-            let chunk = try (readAhead ?? readChunk()).get()
+            let next = readAhead ?? readChunk()
             readAhead = nil
+            let chunk = try next.get()
             switch chunk {
             case nil:
                 return nil

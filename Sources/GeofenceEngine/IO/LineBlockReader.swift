@@ -5,10 +5,11 @@
 /// of blocks already handed out are dropped from the process as it goes, so resident memory
 /// stays about two blocks); under an address-space limit (`ulimit -v`), which would count
 /// the whole mapping, it is read like a pipe. Pipes and devices are read block by block into
-/// two buffers in turn, each one block (default 8 MiB) or the longest line when that is
-/// longer, whatever the input's size: a block stays valid while the next one is read, so a
-/// caller can read ahead while it works on a block (a producer at the pipe's other end, such
-/// as `gzip -dc`, then runs while the block is worked on, not only while it is read).
+/// a buffer of one block (default 8 MiB), or the longest line when that is longer, whatever
+/// the input's size; with `readsAhead`, into two such buffers in turn, so that a block stays
+/// valid while the next one is read and a caller can read ahead while it works on a block (a
+/// producer at the pipe's other end, such as `gzip -dc`, then runs while the block is worked
+/// on, not only while it is read).
 /// A mapped file must not shrink while it is read (a truncated mapping is a bus error):
 /// inputs that may change go through a pipe (`cat file |` … `--fixes /dev/stdin`).
 ///
@@ -24,7 +25,8 @@ package final class LineBlockReader {
     /// What ``nextChunk()`` returns: whole lines, or the news that one line was too long.
     package enum Chunk {
         /// A block of whole lines (the last block may end without a line break). The bytes
-        /// stay valid until the second call after (the next call reads into the other buffer).
+        /// stay valid until the next call, or with `readsAhead` until the second call after
+        /// (the next call reads into the other buffer).
         case lines(UnsafeRawBufferPointer)
         /// One line longer than ``maximumLineBytes``, skipped without being held: `bytes` is
         /// how much of it was seen when it was found too long (at least the maximum). The
@@ -37,7 +39,8 @@ package final class LineBlockReader {
     /// The longest line accepted, in bytes.
     package let maximumLineBytes: Int
     private let fd: Int32
-    /// A pipe's two buffers (the second allocated when a second block is read).
+    /// A pipe's buffers: one, or with `readsAhead` two (the second allocated when a second
+    /// block is read).
     private var buffers: [UnsafeMutableRawBufferPointer]
     /// The buffer of the last block of lines handed out: the next block goes to the other.
     private var linesBuffer = 1
@@ -45,6 +48,7 @@ package final class LineBlockReader {
     /// `lastBlockEnd` in buffer `carryBuffer`.
     private var carry = 0
     private var carryBuffer = 0
+    private let readsAhead: Bool
     private var atEOF = false
     /// The size of a regular file when it was opened; nil for pipes and devices.
     package let fileSize: Int?
@@ -52,10 +56,14 @@ package final class LineBlockReader {
     package private(set) var bytesRead = 0
 
     /// Opens the file. - Throws: ``FileReadError`` naming the file and the reason.
-    package init(path: String, blockSize: Int = 8 << 20, maximumLineBytes: Int = LineBlockReader.defaultMaximumLineBytes)
-        throws(FileReadError)
-    {
+    /// - Parameter readsAhead: keep each block valid through the call after next (two buffers
+    ///   for a pipe), for callers that read the next block while they work on one.
+    package init(
+        path: String, blockSize: Int = 8 << 20, maximumLineBytes: Int = LineBlockReader.defaultMaximumLineBytes,
+        readsAhead: Bool = false
+    ) throws(FileReadError) {
         self.path = path
+        self.readsAhead = readsAhead
         self.maximumLineBytes = max(1, maximumLineBytes)
         fd = Platform.openForReading(path)
         guard fd >= 0 else { throw FileReadError(path: path, reason: FileBytes.errnoText("cannot open")) }
@@ -77,7 +85,7 @@ package final class LineBlockReader {
         } else {
             mapping = nil
             // A pipe (other kinds refuse): room for the writer to run ahead between reads.
-            if status?.kind == .other { Platform.enlargePipe(fd, bytes: 1 << 20) }
+            if readsAhead && status?.kind == .other { Platform.enlargePipe(fd, bytes: 1 << 20) }
             guard let memory = Platform.allocate(bytes: self.blockSize) else {
                 Platform.close(fd)
                 throw FileReadError(path: path, reason: "cannot allocate a read buffer of \(self.blockSize >> 20) MiB (out of memory)")
@@ -93,7 +101,7 @@ package final class LineBlockReader {
     }
 
     /// The next block of whole lines, or nil at the end of the file. The bytes stay valid
-    /// until the second call after.
+    /// until the next call (with `readsAhead`, the second call after).
     /// - Throws: ``FileReadError`` when the file cannot be read, or has a line longer than
     ///   ``maximumLineBytes`` that does not fit in a block.
     package func nextBlock() throws(FileReadError) -> UnsafeRawBufferPointer? {
@@ -111,8 +119,11 @@ package final class LineBlockReader {
     /// - Complexity: O(block size); one `read` call per block in the usual case.
     package func nextChunk() throws(FileReadError) -> Chunk? {
         if let mapping { return nextMappedChunk(mapping) }
-        // The buffer the last block of lines is not in; as large as the one with the carry.
-        target = 1 - linesBuffer
+        // Nothing left: no second buffer made for it.
+        if atEOF && carry == 0 && !skippingLine { return nil }
+        // Reading ahead, the buffer the last block of lines is not in; as large as the one
+        // with the carry.
+        target = readsAhead ? 1 - linesBuffer : 0
         if buffers[target].count < buffers[carryBuffer].count {
             try grow(to: buffers[carryBuffer].count, keeping: 0)
         }
@@ -175,11 +186,19 @@ package final class LineBlockReader {
 
     /// Reads past the rest of a line already reported too long, keeping what follows its
     /// line break as the carry (in the target buffer).
+    /// - Throws: ``FileReadError`` once ``maximumSkippedBytes`` go by without a line break
+    ///   (an endless line, such as `/dev/zero`'s, is an error, not a spin).
     private func skipRestOfLine() throws(FileReadError) {
         carryBuffer = target
         let base = buffer.baseAddress!.assumingMemoryBound(to: UInt8.self)
+        var skipped = 0
         while true {
+            guard skipped <= Self.maximumSkippedBytes else {
+                throw FileReadError(
+                    path: path, reason: "a line of more than \(Self.maximumSkippedBytes >> 30) GiB without a line break (is this a text file?)")
+            }
             let n = try readMore(at: 0)
+            skipped += n
             if n == 0 {
                 atEOF = true
                 carry = 0
@@ -194,6 +213,9 @@ package final class LineBlockReader {
             }
         }
     }
+
+    /// The most bytes of one overlong line read past before the input is taken for not text.
+    package static let maximumSkippedBytes = 1 << 30
 
     /// True when the reader is inside a line reported too long (a pipe or device).
     private var skippingLine = false

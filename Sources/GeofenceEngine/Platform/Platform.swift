@@ -250,12 +250,16 @@ package enum Platform {
         madvise(UnsafeMutableRawPointer(mutating: base), size, MADV_SEQUENTIAL)
     }
 
-    /// Asks for a pipe's buffer of `bytes` (Linux: `F_SETPIPE_SZ`, capped by the system's
-    /// `pipe-max-size`; elsewhere nothing), so the writer at its other end can run further
-    /// ahead of the reader. Returns whether the system took it; a refusal changes nothing.
+    /// Asks for a pipe's buffer of at least `bytes` (Linux: `F_SETPIPE_SZ`, capped by the
+    /// system's `pipe-max-size`, and only when the pipe's is smaller: never shrunk; elsewhere
+    /// nothing), so the writer at its other end can run further ahead of the reader. Returns
+    /// whether the pipe has that room now; a refusal changes nothing.
     @discardableResult
     package static func enlargePipe(_ fd: Int32, bytes: Int) -> Bool {
         #if canImport(Glibc)
+        let current = fcntl(fd, 1032 /* F_GETPIPE_SZ */)
+        guard current >= 0 else { return false }  // not a pipe
+        if Int(current) >= bytes { return true }
         return fcntl(fd, 1031 /* F_SETPIPE_SZ */, Int32(clamping: bytes)) >= 0
         #else
         return false

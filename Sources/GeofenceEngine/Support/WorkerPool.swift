@@ -83,7 +83,7 @@ package final class WorkerPool: @unchecked Sendable {
     /// the batch, so the caller's serial work (writing the previous batch's output) overlaps
     /// it. Returns once both are done. What `meanwhile` throws is rethrown only after the
     /// batch finished, so no item outlives the caller's buffers. A pool of one thread calls
-    /// `meanwhile` first, then runs the batch. `meanwhile` must not use this pool (one batch
+    /// `meanwhile` first, then runs the batch (not at all when `meanwhile` throws). `meanwhile` must not use this pool (one batch
     /// at a time: it would wait for itself).
     package func run<E: Error>(
         count: Int, _ body: @escaping @Sendable (_ item: Int, _ worker: Int) -> Void, meanwhile: () throws(E) -> Void
