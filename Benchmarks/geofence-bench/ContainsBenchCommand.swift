@@ -14,9 +14,11 @@ struct ContainsBenchCommand: ParsableCommand {
             "seconds" is the median over the timed repeats of one pass's time; a repeat makes \
             as many passes as last 50 ms (1M fixes at 1k fences take under 10 ms; at most 1000), \
             or --passes. --api fix calls the per-fix query once per fix, timed with its checksum \
-            as the C grid's loop is; --api batch hands each thread's share of the fixes to the \
-            batch query in one call (--order input|tiles|automatic), timed as the Python peers \
-            time theirs, the checksum taken after the clock (with --batch N, inside it). \
+            as the C grid's loop is; --api batch hands the fixes to the batch query in one call \
+            a pass (--order input|tiles|automatic): on several threads to \
+            ParallelContainmentEvaluator, whose pairs come joined in input order (--by-ranges: \
+            each thread's share to its own evaluator, pairs kept apart), timed as the Python \
+            peers time theirs, the checksum taken after the clock (with --batch N, inside it). \
             The checksum is the peers' (../shared/peers/common.h), so answers can be compared \
             with Shapely's and the C grid's exactly.
             """
@@ -48,6 +50,9 @@ struct ContainsBenchCommand: ParsableCommand {
 
     @Option(help: "Ranges a pass is cut into, taken by the threads as they come free (default: one per thread for --api batch and on one thread, 8 per thread for --api fix).")
     var chunks: Int?
+
+    @Flag(help: "--api batch on several threads: each thread's range of fixes to its own evaluator (the default is one call a pass to ParallelContainmentEvaluator, whose threads share the work by cells).")
+    var byRanges = false
 
     @Option(help: "Passes over the fixes a timed repeat makes, 1 to 1000 (default: enough to last 50 ms, from the first repeat).")
     var passes: Int?
@@ -81,7 +86,7 @@ struct ContainsBenchCommand: ParsableCommand {
         let load = try Measure.time { world = try PeerWorld.load(fences: fences, fixes: self.fixes, limit: limit) }
         let result = try ContainmentRun.measure(
             world: world, method: method, threads: threads, repeats: repeats, order: order, batchSize: batch, chunks: chunks,
-            passes: passes)
+            passes: passes, byRanges: byRanges)
         print(result.jsonLine(fences: world.fenceSet.count, loadSeconds: load))
         if work {
             let (line, pairs) = try Self.workLine(world)
@@ -131,8 +136,12 @@ struct ContainmentRun {
 
     static func measure(
         world: PeerWorld, method: ContainmentMethod, threads: Int, repeats: Int, order: ContainmentOrder = .automatic,
-        batchSize: Int? = nil, chunks: Int? = nil, passes fixedPasses: Int? = nil
+        batchSize: Int? = nil, chunks: Int? = nil, passes fixedPasses: Int? = nil, byRanges: Bool = false
     ) throws -> ContainmentRun {
+        // The batch on several threads, whole: the library's parallel evaluator, one call a pass.
+        if method == .engineBatch && threads > 1 && batchSize == nil && chunks == nil && !byRanges {
+            return try measureParallel(world: world, threads: threads, repeats: repeats, order: order, passes: fixedPasses)
+        }
         let workers = try (0..<threads).map { _ in
             try ContainmentWorker(world: world, method: method, order: order, batchSize: batchSize)
         }
@@ -201,6 +210,35 @@ struct ContainmentRun {
         return ContainmentRun(
             method: method, fixes: n, threads: threads, seconds: Measure.median(timed), firstSeconds: times[0],
             bestSeconds: timed.min()!, checksum: checksum, chunks: chunks)
+    }
+
+    /// ``measure(world:method:threads:repeats:order:batchSize:chunks:passes:byRanges:)`` of the
+    /// batch on `threads` threads through ``ParallelContainmentEvaluator``: all the fixes in
+    /// one call a pass, timed as the one-thread batch is (its checksum after the clock).
+    static func measureParallel(
+        world: PeerWorld, threads: Int, repeats: Int, order: ContainmentOrder, passes fixedPasses: Int?
+    ) throws -> ContainmentRun {
+        let evaluator = try ParallelContainmentEvaluator(fenceSet: world.fenceSet, threads: threads)
+        let n = world.fixCount
+        let latitudes = (0..<n).map { world.fixes[2 * $0] }, longitudes = (0..<n).map { world.fixes[2 * $0 + 1] }
+        let checker = try ContainmentWorker(world: world, method: .engine)
+        var pairs = ContainmentPairs()
+        var passes = fixedPasses ?? 1
+        var times: [Double] = []
+        for repeatIndex in 0..<repeats {
+            times.append(try Measure.time {
+                for _ in 0..<passes {
+                    try evaluator.containing(latitudes: latitudes, longitudes: longitudes, order: order, into: &pairs)
+                }
+            } / Double(passes))
+            if repeatIndex == 0 && fixedPasses == nil {
+                passes = Swift.min(1_000, Swift.max(1, Int((0.05 / Swift.max(times[0], 1e-6)).rounded(.up))))
+            }
+        }
+        let timed = times.count > 1 ? Array(times.dropFirst()) : times
+        return ContainmentRun(
+            method: .engineBatch, fixes: n, threads: threads, seconds: Measure.median(timed), firstSeconds: times[0],
+            bestSeconds: timed.min()!, checksum: checker.checksum(pairs, from: 0), chunks: 0)
     }
 
     /// Chunks a pass is cut into: one per thread for the batch (its cell sweep gains from

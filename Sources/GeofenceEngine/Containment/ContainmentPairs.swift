@@ -30,6 +30,18 @@ public struct ContainmentPairs: Sendable {
         slots.append(slot)
     }
 
+    /// Replaces the pairs with `count` pairs that `body` writes through the two arrays'
+    /// memory (fix indexes, then slots; not called for none), keeping capacity.
+    mutating func fill(count: Int, _ body: (UnsafeMutablePointer<Int32>, UnsafeMutablePointer<Int32>) -> Void) {
+        removeAll()
+        guard count > 0 else { return }
+        fixes.append(contentsOf: repeatElement(0, count: count))
+        slots.append(contentsOf: repeatElement(0, count: count))
+        fixes.withUnsafeMutableBufferPointer { f in
+            slots.withUnsafeMutableBufferPointer { s in body(f.baseAddress!, s.baseAddress!) }
+        }
+    }
+
     /// Replaces the pairs with `count` packed ones (`fix << 32 | slot`), keeping capacity.
     mutating func fill(from packed: UnsafePointer<UInt64>, count: Int) {
         removeAll()

@@ -31,6 +31,32 @@ func walkThrough(folder: URL, checks: inout Checks) throws {
     checks.expect(inPark == ["park"], "containment in the park: \(inPark)")
     checks.expect(inHole.isEmpty, "containment in the park's hole: \(inHole)")
 
+    // MARK: Many fixes
+    let latitudes = [40.75, 40.7705, 40.772, 40.748]
+    let longitudes = [-73.98, -73.971, -73.971, -73.98]
+    let everyCore = try ParallelContainmentEvaluator(fenceSet: fences)
+    var pairs = ContainmentPairs()
+    try everyCore.containing(
+        latitudes: latitudes, longitudes: longitudes, into: &pairs)
+    for k in 0..<pairs.count {
+        let (fix, slot) = pairs[k]
+        print(fix, fences.id(at: slot))
+    }
+    // 0 home, 1 park: fix 2 is in the park's hole, fix 3 in no fence
+
+    // Checks
+    let found = (0..<pairs.count).map { "\(pairs[$0].fix) \(fences.id(at: pairs[$0].slot))" }
+    checks.expect(found == ["0 home", "1 park"], "pairs of the batch: \(found)")
+    // The same pairs on three threads, for a batch large enough to use them.
+    let many = 3 * ParallelContainmentEvaluator.parallelMinimum
+    let manyLatitudes = (0..<many).map { latitudes[$0 % 4] }, manyLongitudes = (0..<many).map { longitudes[$0 % 4] }
+    var threePairs = ContainmentPairs(), onePairs = ContainmentPairs()
+    try ParallelContainmentEvaluator(fenceSet: fences, threads: 3).containing(
+        latitudes: manyLatitudes, longitudes: manyLongitudes, into: &threePairs)
+    try evaluator.containing(latitudes: manyLatitudes, longitudes: manyLongitudes, into: &onePairs)
+    checks.expect(threePairs.count == many / 2 && threePairs.fixes == onePairs.fixes && threePairs.slots == onePairs.slots,
+        "three threads: \(threePairs.count) pairs, one evaluator \(onePairs.count)")
+
     // MARK: Nearest
     let nearest = try evaluator.nearest(latitude: 40.75, longitude: -73.98, count: 2)
     for fence in nearest {

@@ -1,0 +1,167 @@
+import GeofenceGEOS
+
+/// The batch containment query on several threads: one ``ContainmentEvaluator`` per thread
+/// over one shared ``FenceSet``, and the threads to run them, kept between calls.
+///
+/// Same pairs as ``ContainmentEvaluator/containing(latitudes:longitudes:levels:options:order:into:)``,
+/// in the same order (input order, each fix's slots ascending), for any number of threads.
+/// The fixes are cut into ranges, each answered by one evaluator's batch query, and the
+/// ranges' pairs are copied to their places by the threads. In tile order each thread gets one
+/// range, as large as can be (a larger batch shares each cell's fence data among more fixes);
+/// in input order there are four ranges a thread, taken as the threads come free, so a thread
+/// the system holds up leaves its later ranges to the others.
+///
+/// One call at a time: it is not `Sendable`, like the evaluators it holds.
+public final class ParallelContainmentEvaluator {
+    public let fenceSet: FenceSet
+    /// The threads a call runs on (the calling thread waits).
+    public let threads: Int
+    let pool: WorkerPool
+    let team: EvaluatorTeam
+    /// Each range's pairs (one slot a range), and each range's error.
+    private let rangePairs: DisjointSlots<ContainmentPairs>
+    private let failures: DisjointSlots<GEOSError?>
+    /// Fixes below which a call runs on the calling thread (``parallelMinimum``).
+    let minimumFixes: Int
+
+    /// Evaluators for `threads` threads (default: one per core), and the threads, started now.
+    /// - Throws: ``GEOSError`` when an evaluator's GEOS context cannot be made;
+    ///   ``ThreadStartError`` when a thread cannot be started (none is left running).
+    /// - Precondition: `1 ≤ threads ≤ 256`.
+    public convenience init(fenceSet: FenceSet, threads: Int = ParallelContainmentEvaluator.defaultThreads) throws {
+        try self.init(fenceSet: fenceSet, threads: threads, minimumFixes: Self.parallelMinimum)
+    }
+
+    /// As ``init(fenceSet:threads:)``, with the fixes below which a call runs on the calling
+    /// thread given (tests use small batches).
+    init(fenceSet: FenceSet, threads: Int, minimumFixes: Int) throws {
+        precondition(threads >= 1 && threads <= WorkerPool.maximumThreads, "threads must be 1 to \(WorkerPool.maximumThreads)")
+        self.fenceSet = fenceSet
+        self.threads = threads
+        team = EvaluatorTeam(try (0..<threads).map { _ in try ContainmentEvaluator(fenceSet: fenceSet) })
+        pool = try WorkerPool(threads: threads)
+        rangePairs = DisjointSlots(repeating: ContainmentPairs(), count: threads * Self.rangesPerThread)
+        failures = DisjointSlots(repeating: nil, count: threads * Self.rangesPerThread)
+        self.minimumFixes = minimumFixes
+    }
+
+    /// One thread per core the system has online.
+    public static var defaultThreads: Int { Swift.min(Platform.coreCount, WorkerPool.maximumThreads) }
+
+    /// Every (fix, fence) pair where the fence contains the fix, found on ``threads`` threads:
+    /// the arguments and the answer of ``ContainmentEvaluator/containing(latitudes:longitudes:levels:options:order:into:)``.
+    /// A batch of fewer than ``parallelMinimum`` fixes runs on the calling thread.
+    /// - Precondition: the arrays have equal counts, below 2³¹.
+    /// - Complexity: O(n / t) per thread for n fixes on t threads, plus the exact tests.
+    public func containing(
+        latitudes: UnsafeBufferPointer<Double>, longitudes: UnsafeBufferPointer<Double>,
+        levels: UnsafeBufferPointer<Int>? = nil, options: ContainmentOptions = ContainmentOptions(),
+        order: ContainmentOrder = .automatic, into pairs: inout ContainmentPairs
+    ) throws(GEOSError) {
+        let n = latitudes.count
+        precondition(longitudes.count == n && (levels?.count ?? n) == n, "latitudes, longitudes and levels differ in count")
+        precondition(n < Int(Int32.max), "a batch holds fewer than 2³¹ fixes")
+        guard threads > 1, n >= minimumFixes else {
+            return try team.evaluators[0].containing(
+                latitudes: latitudes, longitudes: longitudes, levels: levels, options: options, order: order, into: &pairs)
+        }
+        let input = BatchInput(
+            latitudes: latitudes.baseAddress!, longitudes: longitudes.baseAddress!, levels: levels?.baseAddress, count: n,
+            options: options)
+        let tiled = order == .tiles
+            || (order == .automatic && n >= ContainmentEvaluator.sortingMinimum
+                && fenceSet.hotBytes >= ContainmentEvaluator.sortingThreshold)
+        try splitByFixes(input, order: order, ranges: tiled ? threads : threads &* Self.rangesPerThread, into: &pairs)
+    }
+
+    /// ``containing(latitudes:longitudes:levels:options:order:into:)`` over arrays.
+    public func containing(
+        latitudes: [Double], longitudes: [Double], levels: [Int]? = nil, options: ContainmentOptions = ContainmentOptions(),
+        order: ContainmentOrder = .automatic, into pairs: inout ContainmentPairs
+    ) throws(GEOSError) {
+        try latitudes.withUnsafeBufferPointer { (lat) throws(GEOSError) in
+            try longitudes.withUnsafeBufferPointer { (lon) throws(GEOSError) in
+                guard let levels else {
+                    return try containing(latitudes: lat, longitudes: lon, options: options, order: order, into: &pairs)
+                }
+                try levels.withUnsafeBufferPointer { (lev) throws(GEOSError) in
+                    try containing(latitudes: lat, longitudes: lon, levels: lev, options: options, order: order, into: &pairs)
+                }
+            }
+        }
+    }
+
+    /// Fixes below which a batch runs on the calling thread: waking the threads costs more
+    /// than they save.
+    public static let parallelMinimum = 8_192
+
+    /// Ranges of fixes a thread in input order (taken as the threads come free; input order
+    /// gains nothing from larger calls).
+    static let rangesPerThread = 4
+
+    /// The batch in `ranges` ranges of fixes, each answered by one evaluator's batch query in
+    /// `order`, the ranges' pairs then copied to their places by the threads.
+    /// - Complexity: O(n / t) per thread, plus the exact tests.
+    func splitByFixes(_ input: BatchInput, order: ContainmentOrder, ranges wanted: Int, into pairs: inout ContainmentPairs) throws(GEOSError) {
+        let n = input.count
+        let ranges = Swift.max(1, Swift.min(wanted, n, rangePairs.count))
+        let found = rangePairs, failures = self.failures, team = self.team
+        for k in 0..<ranges { failures[k] = nil }
+        pool.run(count: ranges) { k, worker in
+            let a = n &* k / ranges, b = n &* (k &+ 1) / ranges
+            do throws(GEOSError) {
+                try found.update(k) { (out) throws(GEOSError) in
+                    try team.evaluators[worker].containing(
+                        latitudes: UnsafeBufferPointer(start: input.latitudes + a, count: b &- a),
+                        longitudes: UnsafeBufferPointer(start: input.longitudes + a, count: b &- a),
+                        levels: input.levels.map { UnsafeBufferPointer(start: $0 + a, count: b &- a) },
+                        options: input.options, order: order, into: &out)
+                }
+            } catch { failures[k] = error }
+        }
+        for k in 0..<ranges { if let error = failures[k] { throw error } }
+        // Where each range's pairs go, then the copies (the range's fix indexes moved up by its
+        // first fix's), a range a thread.
+        var total = 0
+        let starts = (0..<ranges).map { k in
+            defer { total &+= found[k].count }
+            return total
+        }
+        pairs.fill(count: total) { fixes, slots in
+            let out = PairColumns(fixes: fixes, slots: slots)
+            pool.run(count: ranges) { k, _ in
+                let offset = Int32(truncatingIfNeeded: n &* k / ranges), at = starts[k]
+                found.update(k) { range in
+                    range.fixes.withUnsafeBufferPointer { f in
+                        for j in 0..<f.count { out.fixes[at &+ j] = f[j] &+ offset }
+                    }
+                    range.slots.withUnsafeBufferPointer { s in
+                        (out.slots + at).update(from: s.baseAddress!, count: s.count)
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The caller's pairs' two arrays, written by the threads at disjoint places.
+struct PairColumns: @unchecked Sendable {
+    let fixes: UnsafeMutablePointer<Int32>
+    let slots: UnsafeMutablePointer<Int32>
+}
+
+/// The caller's arrays for one call, handed to the worker threads (read only; alive for the
+/// call, which waits for the workers).
+struct BatchInput: @unchecked Sendable {
+    let latitudes: UnsafePointer<Double>
+    let longitudes: UnsafePointer<Double>
+    let levels: UnsafePointer<Int>?
+    let count: Int
+    let options: ContainmentOptions
+}
+
+/// The evaluators of a ``ParallelContainmentEvaluator``: worker `w` uses `evaluators[w]` only.
+final class EvaluatorTeam: @unchecked Sendable {
+    let evaluators: [ContainmentEvaluator]
+    init(_ evaluators: [ContainmentEvaluator]) { self.evaluators = evaluators }
+}
