@@ -39,8 +39,13 @@ struct ContainsCommand: ParsableCommand {
 
     func run() throws {
         try OutputFiles.refuseOverlap(outputs: [("--output", output)], inputs: [("--fences", fences), ("--fixes", fixes)])
-        // Built for containment alone: no enclosing circles, event fragments or R-tree.
-        let fenceSet = try FenceLoading.load(path: fences, repair: repair, purpose: .containment)
+        // Built for containment alone: no enclosing circles, event fragments or R-tree. The
+        // fixes' first block is read meanwhile (a pipe's producer need not wait for the load).
+        let (fenceSet, input) = try CLIError.reporting {
+            try ContainsInput.opening(fixes: fixes) {
+                try FenceLoading.load(path: fences, repair: repair, purpose: .containment)
+            }
+        }
         if fenceSet.repairedCount > 0 {
             FileHandleText.standardError("\(fences): repaired \(fenceSet.repairedCount) invalid polygon(s) with MakeValid\n")
         }
@@ -54,7 +59,7 @@ struct ContainsCommand: ParsableCommand {
             return opened
         }
         let summary = try CLIError.reporting {
-            let summary = try ContainsRun.run(fenceSet: fenceSet, fixes: fixes, threads: threads ?? Platform.coreCount) { bytes in
+            let summary = try ContainsRun.run(fenceSet: fenceSet, input: input, threads: threads ?? Platform.coreCount) { bytes in
                 try sink().write(bytes)
             }
             try sink().commit()

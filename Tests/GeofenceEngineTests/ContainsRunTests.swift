@@ -122,6 +122,58 @@ struct ContainsRunTests {
         }
     }
 
+    /// The first block of a pipe is read while the fences load: its writer finishes its
+    /// first block (more than a pipe holds) while the load is still running, and the run from
+    /// that input gives the twin's output.
+    @Test("the first block is read while the fences load")
+    func firstBlockDuringLoad() throws {
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let (set, text) = try Self.world(seed: 13, fences: 150, rows: 40_000)
+        let (expected, counts) = try Self.expected(text, set: set)
+        let fifo = folder.appendingPathComponent("fixes.fifo").path
+        defer { unlink(fifo) }
+        let bytes = Data(text.utf8)
+        #expect(bytes.count > 2 << 20 && bytes.count < 8 << 20, "\(bytes.count) bytes: more than a pipe holds, less than a block")
+        let feeding = try TestFIFO.feed(bytes, at: fifo)
+        // The load: done only when the writer is (2 s at most), which it can only be when the
+        // pipe is read meanwhile.
+        let (written, input) = try ContainsInput.opening(fixes: fifo) { feeding.waitUntilWritten(seconds: 2) }
+        #expect(written, "the writer was still waiting when the load ended")
+        var output: [UInt8] = []
+        let summary = try ContainsRun.run(fenceSet: set, input: input, threads: 2) { output += $0 }
+        #expect(String(decoding: output, as: UTF8.self) == expected)
+        #expect(summary == counts)
+    }
+
+    /// A load that fails is reported at once, even when the fixes' pipe has not sent a line:
+    /// the opening thread is not waited for.
+    @Test("a failed load does not wait for the fixes")
+    func failedLoadDoesNotWait() throws {
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let fifo = folder.appendingPathComponent("silent.fifo").path
+        #expect(mkfifo(fifo, 0o600) == 0)
+        defer { unlink(fifo) }
+        struct LoadFailure: Error, Equatable {}
+        // A writer that sends nothing (an empty file), 2.5 s from now: it lets the opening
+        // thread finish, and a run that waited for it return (late: the test fails, not hangs).
+        // A thread of its own: a dispatch queue's block may wait for a worker thread that the
+        // test's waits hold.
+        let closed = DispatchSemaphore(value: 0)
+        Thread {
+            Thread.sleep(forTimeInterval: 2.5)
+            close(open(fifo, O_WRONLY | O_NONBLOCK))  // no reader: fails at once, never waits
+            closed.signal()
+        }.start()
+        let start = Date()
+        #expect(throws: LoadFailure()) {
+            _ = try ContainsInput.opening(fixes: fifo) { () throws -> Int in throw LoadFailure() }
+        }
+        #expect(Date().timeIntervalSince(start) < 2, "the failed load waited for the fixes")
+        closed.wait()
+    }
+
     struct WriteFailure: Error, Equatable { var call: Int }
 
     /// A block's lines are written while the next block is parsed: a write that fails (a full

@@ -127,6 +127,9 @@ struct ParallelContainmentTests {
         let far = (0..<4_000).map { k in Coordinate(latitude: -60 + Double(k % 100) * 0.01, longitude: 100 + Double(k / 100) * 0.01) }
         let mixed = Array(c.points.prefix(2_000)) + far
         let batches: [[Coordinate]] = [c.points, Array(c.points[1_000..<5_000]), far, Array(c.points.prefix(500)), [], mixed, c.points]
+        // Threads out of range are clamped, as BatchOptions clamps them.
+        #expect(try ParallelContainmentEvaluator(fenceSet: c.set, threads: 0).threads == 1)
+        #expect(try ParallelContainmentEvaluator(fenceSet: c.set, threads: -3).threads == 1)
         for (k, points) in batches.enumerated() {
             var expected = ContainmentPairs(), got = ContainmentPairs()
             try single.containing(latitudes: points.map(\.latitude), longitudes: points.map(\.longitude), order: .input, into: &expected)

@@ -51,17 +51,21 @@ package enum ContainsRun {
         maximumLineBytes: Int = LineBlockReader.defaultMaximumLineBytes,
         write: (UnsafeRawBufferPointer) throws -> Void
     ) throws -> ContainsSummary {
-        let reader: LineBlockReader
-        do {
-            reader = try LineBlockReader(path: path, blockSize: blockSize, maximumLineBytes: maximumLineBytes, readsAhead: true)
-        } catch {
-            throw FixFileError(path: path, reason: error.reason)
-        }
+        let input = try ContainsInput(fixes: path, blockSize: blockSize, maximumLineBytes: maximumLineBytes)
+        return try run(fenceSet: fenceSet, input: input, threads: threads, write: write)
+    }
+
+    /// ``run(fenceSet:fixes:threads:blockSize:maximumLineBytes:write:)`` from a file already
+    /// opened and its header read (``ContainsInput/opening(fixes:blockSize:maximumLineBytes:while:)``
+    /// reads it while the fences load).
+    package static func run(
+        fenceSet: FenceSet, input: ContainsInput, threads: Int, write: (UnsafeRawBufferPointer) throws -> Void
+    ) throws -> ContainsSummary {
+        let reader = input.reader, path = input.path, header = input.header, rest = input.rest
+        let maximumLineBytes = reader.maximumLineBytes
         func next() throws(FixFileError) -> LineBlockReader.Chunk? {
             do { return try reader.nextChunk() } catch { throw FixFileError(path: path, reason: error.reason) }
         }
-        let (header, rest) = try FixFileReader.readHeader(reader, path: path)
-        PhaseTrace.mark("rows: header")
         let pool = try WorkerPool(threads: threads)
         let evaluators = try EvaluatorBox((0..<pool.threads).map { _ throws(GEOSError) in try ContainmentEvaluator(fenceSet: fenceSet) })
         let ids = quotedIDs(fenceSet)

@@ -24,10 +24,10 @@ public final class ParallelContainmentEvaluator {
     /// Fixes below which a call runs on the calling thread (``parallelMinimum``).
     let minimumFixes: Int
 
-    /// Evaluators for `threads` threads (default: one per core), and the threads, started now.
+    /// Evaluators for `threads` threads (default: one per core; clamped to 1 ... 256, as
+    /// ``BatchOptions`` clamps its threads), and the threads, started now.
     /// - Throws: ``GEOSError`` when an evaluator's GEOS context cannot be made;
     ///   ``ThreadStartError`` when a thread cannot be started (none is left running).
-    /// - Precondition: `1 ≤ threads ≤ 256`.
     public convenience init(fenceSet: FenceSet, threads: Int = ParallelContainmentEvaluator.defaultThreads) throws {
         try self.init(fenceSet: fenceSet, threads: threads, minimumFixes: Self.parallelMinimum)
     }
@@ -35,7 +35,7 @@ public final class ParallelContainmentEvaluator {
     /// As ``init(fenceSet:threads:)``, with the fixes below which a call runs on the calling
     /// thread given (tests use small batches).
     init(fenceSet: FenceSet, threads: Int, minimumFixes: Int) throws {
-        precondition(threads >= 1 && threads <= WorkerPool.maximumThreads, "threads must be 1 to \(WorkerPool.maximumThreads)")
+        let threads = Swift.min(Swift.max(1, threads), WorkerPool.maximumThreads)
         self.fenceSet = fenceSet
         self.threads = threads
         team = EvaluatorTeam(try (0..<threads).map { _ in try ContainmentEvaluator(fenceSet: fenceSet) })
