@@ -22,6 +22,11 @@ struct ReadmeExampleTests {
         #expect(ids == ["home"] && nearest == [NearestFence(geofenceID: "home", distance: 0)])
         #expect(throws: CoordinateError.self) { try evaluator.containingIDs(latitude: 91, longitude: 0) }
 
+        let everyCore = try ParallelContainmentEvaluator(fenceSet: fences)
+        var pairs = ContainmentPairs()
+        try everyCore.containing(latitudes: [40.75, 40.748], longitudes: [-73.98, -73.98], into: &pairs)
+        #expect(pairs.count == 1 && pairs[0].fix == 0 && pairs[0].slot == fences.slot(of: "home")!)
+
         let planner = try RegistrationPlanner(budget: .ios, reservedSlots: 2)
         let plan = try planner.plan(latitude: 40.75, longitude: -73.98, accuracy: 15, registered: ["home"], evaluator: evaluator)
         #expect(plan.add.isEmpty && plan.remove.isEmpty)
