@@ -51,12 +51,8 @@ struct CellSweepTwinTests {
     @Test("the sweep equals the fix-major blocks and the scan", arguments: testSeeds(2, base: 71))
     func sweepEqualsTwins(seed: UInt64) throws {
         for (name, base) in IndexedContainmentTests.worlds {
-            var world = base
-            world.spread = base.spread / 3
-            world.levelShare = 0.3
             var rng = SeededGenerator(seed: seed)
-            var fences = world.fences(count: 400, &rng)
-            fences.append(Fence(id: "wide", shape: .circle(center: world.center, radius: world.spread * 4)))
+            let (world, fences) = base.denseFences(&rng)
             let evaluator = try ContainmentEvaluator(fenceSet: try FenceSet(fences))
             let directory = evaluator.hot.directory
             #expect(evaluator.hot.directoryEnabled, "seed \(seed) \(name): no directory")

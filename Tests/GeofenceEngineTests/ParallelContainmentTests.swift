@@ -16,12 +16,8 @@ struct ParallelContainmentTests {
         let levels: [Int]
 
         init(_ base: RandomWorld, seed: UInt64, fixes: Int) throws {
-            var world = base
-            world.spread = base.spread / 3
-            world.levelShare = 0.3
             var rng = SeededGenerator(seed: seed)
-            var fences = world.fences(count: 400, &rng)
-            fences.append(Fence(id: "wide", shape: .circle(center: world.center, radius: world.spread * 4)))
+            let (world, fences) = base.denseFences(&rng)
             self.fences = fences
             set = try FenceSet(fences)
             var points = world.queryPoints(count: fixes, fences: fences, &rng)

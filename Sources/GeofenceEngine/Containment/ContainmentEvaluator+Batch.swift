@@ -29,9 +29,7 @@ extension ContainmentEvaluator {
         levels: UnsafeBufferPointer<Int>? = nil, options: ContainmentOptions = ContainmentOptions(),
         order: ContainmentOrder = .automatic, into pairs: inout ContainmentPairs
     ) throws(GEOSError) {
-        let n = latitudes.count
-        precondition(longitudes.count == n && (levels?.count ?? n) == n, "latitudes, longitudes and levels differ in count")
-        precondition(n < Int(Int32.max), "a batch holds fewer than 2³¹ fixes")
+        let n = Self.batchCount(latitudes, longitudes, levels)
         pairs.removeAll()
         guard n > 0 else { return }
         let lat = latitudes.baseAddress!, lon = longitudes.baseAddress!, lev = levels?.baseAddress
@@ -61,14 +59,31 @@ extension ContainmentEvaluator {
         latitudes: [Double], longitudes: [Double], levels: [Int]? = nil, options: ContainmentOptions = ContainmentOptions(),
         order: ContainmentOrder = .automatic, into pairs: inout ContainmentPairs
     ) throws(GEOSError) {
+        try Self.withBuffers(latitudes, longitudes, levels) { (lat, lon, lev) throws(GEOSError) in
+            try containing(latitudes: lat, longitudes: lon, levels: lev, options: options, order: order, into: &pairs)
+        }
+    }
+
+    /// The fixes of a batch, its arrays checked.
+    /// - Precondition: the arrays have equal counts, below 2³¹.
+    static func batchCount(
+        _ latitudes: UnsafeBufferPointer<Double>, _ longitudes: UnsafeBufferPointer<Double>, _ levels: UnsafeBufferPointer<Int>?
+    ) -> Int {
+        let n = latitudes.count
+        precondition(longitudes.count == n && (levels?.count ?? n) == n, "latitudes, longitudes and levels differ in count")
+        precondition(n < Int(Int32.max), "a batch holds fewer than 2³¹ fixes")
+        return n
+    }
+
+    /// `body` on the arrays' memory (the batch queries' array forms).
+    static func withBuffers(
+        _ latitudes: [Double], _ longitudes: [Double], _ levels: [Int]?,
+        _ body: (UnsafeBufferPointer<Double>, UnsafeBufferPointer<Double>, UnsafeBufferPointer<Int>?) throws(GEOSError) -> Void
+    ) throws(GEOSError) {
         try latitudes.withUnsafeBufferPointer { (lat) throws(GEOSError) in
             try longitudes.withUnsafeBufferPointer { (lon) throws(GEOSError) in
-                guard let levels else {
-                    return try containing(latitudes: lat, longitudes: lon, options: options, order: order, into: &pairs)
-                }
-                try levels.withUnsafeBufferPointer { (lev) throws(GEOSError) in
-                    try containing(latitudes: lat, longitudes: lon, levels: lev, options: options, order: order, into: &pairs)
-                }
+                guard let levels else { return try body(lat, lon, nil) }
+                try levels.withUnsafeBufferPointer { (lev) throws(GEOSError) in try body(lat, lon, lev) }
             }
         }
     }

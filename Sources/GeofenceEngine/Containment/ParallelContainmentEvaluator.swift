@@ -58,9 +58,7 @@ public final class ParallelContainmentEvaluator {
         levels: UnsafeBufferPointer<Int>? = nil, options: ContainmentOptions = ContainmentOptions(),
         order: ContainmentOrder = .automatic, into pairs: inout ContainmentPairs
     ) throws(GEOSError) {
-        let n = latitudes.count
-        precondition(longitudes.count == n && (levels?.count ?? n) == n, "latitudes, longitudes and levels differ in count")
-        precondition(n < Int(Int32.max), "a batch holds fewer than 2³¹ fixes")
+        let n = ContainmentEvaluator.batchCount(latitudes, longitudes, levels)
         guard threads > 1, n >= minimumFixes else {
             return try team.evaluators[0].containing(
                 latitudes: latitudes, longitudes: longitudes, levels: levels, options: options, order: order, into: &pairs)
@@ -79,15 +77,8 @@ public final class ParallelContainmentEvaluator {
         latitudes: [Double], longitudes: [Double], levels: [Int]? = nil, options: ContainmentOptions = ContainmentOptions(),
         order: ContainmentOrder = .automatic, into pairs: inout ContainmentPairs
     ) throws(GEOSError) {
-        try latitudes.withUnsafeBufferPointer { (lat) throws(GEOSError) in
-            try longitudes.withUnsafeBufferPointer { (lon) throws(GEOSError) in
-                guard let levels else {
-                    return try containing(latitudes: lat, longitudes: lon, options: options, order: order, into: &pairs)
-                }
-                try levels.withUnsafeBufferPointer { (lev) throws(GEOSError) in
-                    try containing(latitudes: lat, longitudes: lon, levels: lev, options: options, order: order, into: &pairs)
-                }
-            }
+        try ContainmentEvaluator.withBuffers(latitudes, longitudes, levels) { (lat, lon, lev) throws(GEOSError) in
+            try containing(latitudes: lat, longitudes: lon, levels: lev, options: options, order: order, into: &pairs)
         }
     }
 

@@ -130,3 +130,16 @@ struct RandomWorld {
         return points
     }
 }
+
+extension RandomWorld {
+    /// The world packed three times tighter, a third of its fences on levels: 400 seeded fences
+    /// and one circle over it all, so fixes have several pairs each (the batch tests' world).
+    func denseFences(_ rng: inout SeededGenerator) -> (world: RandomWorld, fences: [Fence]) {
+        var world = self
+        world.spread = spread / 3
+        world.levelShare = 0.3
+        var fences = world.fences(count: 400, &rng)
+        fences.append(Fence(id: "wide", shape: .circle(center: world.center, radius: world.spread * 4)))
+        return (world, fences)
+    }
+}
