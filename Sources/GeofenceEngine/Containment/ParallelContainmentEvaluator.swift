@@ -3,7 +3,7 @@ import GeofenceGEOS
 /// The batch containment query on several threads: one ``ContainmentEvaluator`` per thread
 /// over one shared ``FenceSet``, and the threads to run them, kept between calls.
 ///
-/// Same pairs as ``ContainmentEvaluator/containing(latitudes:longitudes:levels:options:order:into:)``,
+/// Same pairs as `ContainmentEvaluator.containing(latitudes:longitudes:levels:options:order:into:)`,
 /// in the same order (input order, each fix's slots ascending), for any number of threads.
 /// The fixes are cut into ranges, each answered by one evaluator's batch query, and the
 /// ranges' pairs are copied to their places by the threads. In tile order each thread gets one
@@ -26,7 +26,7 @@ public final class ParallelContainmentEvaluator {
 
     /// Evaluators for `threads` threads (default: one per core; clamped to 1 ... 256, as
     /// ``BatchOptions`` clamps its threads), and the threads, started now.
-    /// - Throws: ``GEOSError`` when an evaluator's GEOS context cannot be made;
+    /// - Throws: `GEOSError` when an evaluator's GEOS context cannot be made;
     ///   ``ThreadStartError`` when a thread cannot be started (none is left running).
     public convenience init(fenceSet: FenceSet, threads: Int = ParallelContainmentEvaluator.defaultThreads) throws {
         try self.init(fenceSet: fenceSet, threads: threads, minimumFixes: Self.parallelMinimum)
@@ -49,7 +49,7 @@ public final class ParallelContainmentEvaluator {
     public static var defaultThreads: Int { Swift.min(Platform.coreCount, WorkerPool.maximumThreads) }
 
     /// Every (fix, fence) pair where the fence contains the fix, found on ``threads`` threads:
-    /// the arguments and the answer of ``ContainmentEvaluator/containing(latitudes:longitudes:levels:options:order:into:)``.
+    /// the arguments and the answer of `ContainmentEvaluator.containing(latitudes:longitudes:levels:options:order:into:)`.
     /// A batch of fewer than ``parallelMinimum`` fixes runs on the calling thread.
     /// - Precondition: the arrays have equal counts, below 2³¹.
     /// - Complexity: O(n / t) per thread for n fixes on t threads, plus the exact tests.
