@@ -51,7 +51,7 @@ struct ContainsBenchCommand: ParsableCommand {
     @Option(help: "Ranges a pass is cut into, taken by the threads as they come free (default: one per thread for --api batch and on one thread, 8 per thread for --api fix).")
     var chunks: Int?
 
-    @Flag(help: "--api batch on several threads: each thread's range of fixes to its own evaluator (the default is one call a pass to ParallelContainmentEvaluator, whose threads share the work by cells).")
+    @Flag(help: "--api batch on several threads: each thread's range of fixes to its own evaluator (the default is one call a pass to ParallelContainmentEvaluator, its pairs joined in input order).")
     var byRanges = false
 
     @Option(help: "Passes over the fixes a timed repeat makes, 1 to 1000 (default: enough to last 50 ms, from the first repeat).")
@@ -200,7 +200,7 @@ struct ContainmentRun {
         for repeatIndex in 0..<repeats {
             times.append(try pass(passes))
             if repeatIndex == 0 && fixedPasses == nil {
-                passes = Swift.min(1_000, Swift.max(1, Int((0.05 / Swift.max(times[0], 1e-6)).rounded(.up))))
+                passes = Self.passes(firstSeconds: times[0])
                 // The workers' own buffers, first used now: warmed by an untimed pass (each
                 // worker that takes one of its earlier passes' items).
                 if keepsPairs && passes > 1 { _ = try pass(passes) }
@@ -232,13 +232,19 @@ struct ContainmentRun {
                 }
             } / Double(passes))
             if repeatIndex == 0 && fixedPasses == nil {
-                passes = Swift.min(1_000, Swift.max(1, Int((0.05 / Swift.max(times[0], 1e-6)).rounded(.up))))
+                passes = Self.passes(firstSeconds: times[0])
             }
         }
         let timed = times.count > 1 ? Array(times.dropFirst()) : times
         return ContainmentRun(
             method: .engineBatch, fixes: n, threads: threads, seconds: Measure.median(timed), firstSeconds: times[0],
             bestSeconds: timed.min()!, checksum: checker.checksum(pairs, from: 0), chunks: 0)
+    }
+
+    /// Passes a timed repeat makes: enough to last 50 ms after a first repeat of
+    /// `firstSeconds` a pass, at most 1,000.
+    static func passes(firstSeconds: Double) -> Int {
+        Swift.min(1_000, Swift.max(1, Int((0.05 / Swift.max(firstSeconds, 1e-6)).rounded(.up))))
     }
 
     /// Chunks a pass is cut into: one per thread for the batch (its cell sweep gains from

@@ -46,7 +46,7 @@ extension ContainmentEvaluator {
         }
         let scratch = batchScratch()
         let found: Int
-        if order == .tiles || (order == .automatic && n >= Self.sortingMinimum && fenceSet.hotBytes >= Self.sortingThreshold) {
+        if Self.takesTileOrder(order, fixes: n, hotBytes: fenceSet.hotBytes) {
             found = try containingInTileOrder(lat, lon, lev, count: n, options: options, scratch: scratch)
         } else {
             found = try blocks(lat, lon, lev, indexes: nil, count: n, options: options, scratch: scratch)
@@ -62,6 +62,12 @@ extension ContainmentEvaluator {
         try Self.withBuffers(latitudes, longitudes, levels) { (lat, lon, lev) throws(GEOSError) in
             try containing(latitudes: lat, longitudes: lon, levels: lev, options: options, order: order, into: &pairs)
         }
+    }
+
+    /// Whether a batch of `n` fixes in `order` goes tile by tile (see ``ContainmentOrder``),
+    /// for fences of `hotBytes` of hot data.
+    static func takesTileOrder(_ order: ContainmentOrder, fixes n: Int, hotBytes: Int) -> Bool {
+        order == .tiles || (order == .automatic && n >= sortingMinimum && hotBytes >= sortingThreshold)
     }
 
     /// The fixes of a batch, its arrays checked.

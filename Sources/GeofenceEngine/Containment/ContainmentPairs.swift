@@ -44,16 +44,10 @@ public struct ContainmentPairs: Sendable {
 
     /// Replaces the pairs with `count` packed ones (`fix << 32 | slot`), keeping capacity.
     mutating func fill(from packed: UnsafePointer<UInt64>, count: Int) {
-        removeAll()
-        guard count > 0 else { return }
-        fixes.append(contentsOf: repeatElement(0, count: count))
-        slots.append(contentsOf: repeatElement(0, count: count))
-        fixes.withUnsafeMutableBufferPointer { f in
-            slots.withUnsafeMutableBufferPointer { s in
-                for k in 0..<count {
-                    f[k] = Int32(truncatingIfNeeded: packed[k] >> 32)
-                    s[k] = Int32(truncatingIfNeeded: packed[k])
-                }
+        fill(count: count) { f, s in
+            for k in 0..<count {
+                f[k] = Int32(truncatingIfNeeded: packed[k] >> 32)
+                s[k] = Int32(truncatingIfNeeded: packed[k])
             }
         }
     }

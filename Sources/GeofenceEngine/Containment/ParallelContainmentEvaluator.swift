@@ -17,7 +17,7 @@ public final class ParallelContainmentEvaluator {
     /// The threads a call runs on (the calling thread waits).
     public let threads: Int
     let pool: WorkerPool
-    let team: EvaluatorTeam
+    let team: EvaluatorBox
     /// Each range's pairs (one slot a range), and each range's error.
     private let rangePairs: DisjointSlots<ContainmentPairs>
     private let failures: DisjointSlots<GEOSError?>
@@ -38,7 +38,7 @@ public final class ParallelContainmentEvaluator {
         let threads = Swift.min(Swift.max(1, threads), WorkerPool.maximumThreads)
         self.fenceSet = fenceSet
         self.threads = threads
-        team = EvaluatorTeam(try (0..<threads).map { _ in try ContainmentEvaluator(fenceSet: fenceSet) })
+        team = EvaluatorBox(try (0..<threads).map { _ in try ContainmentEvaluator(fenceSet: fenceSet) })
         pool = try WorkerPool(threads: threads)
         rangePairs = DisjointSlots(repeating: ContainmentPairs(), count: threads * Self.rangesPerThread)
         failures = DisjointSlots(repeating: nil, count: threads * Self.rangesPerThread)
@@ -66,9 +66,7 @@ public final class ParallelContainmentEvaluator {
         let input = BatchInput(
             latitudes: latitudes.baseAddress!, longitudes: longitudes.baseAddress!, levels: levels?.baseAddress, count: n,
             options: options)
-        let tiled = order == .tiles
-            || (order == .automatic && n >= ContainmentEvaluator.sortingMinimum
-                && fenceSet.hotBytes >= ContainmentEvaluator.sortingThreshold)
+        let tiled = ContainmentEvaluator.takesTileOrder(order, fixes: n, hotBytes: fenceSet.hotBytes)
         try splitByFixes(input, order: order, ranges: tiled ? threads : threads &* Self.rangesPerThread, into: &pairs)
     }
 
@@ -119,26 +117,20 @@ public final class ParallelContainmentEvaluator {
             return total
         }
         pairs.fill(count: total) { fixes, slots in
-            let out = PairColumns(fixes: fixes, slots: slots)
+            let outFixes = SharedPointer(fixes), outSlots = SharedPointer(slots)
             pool.run(count: ranges) { k, _ in
                 let offset = Int32(truncatingIfNeeded: n &* k / ranges), at = starts[k]
                 found.update(k) { range in
                     range.fixes.withUnsafeBufferPointer { f in
-                        for j in 0..<f.count { out.fixes[at &+ j] = f[j] &+ offset }
+                        for j in 0..<f.count { outFixes[at &+ j] = f[j] &+ offset }
                     }
                     range.slots.withUnsafeBufferPointer { s in
-                        (out.slots + at).update(from: s.baseAddress!, count: s.count)
+                        (outSlots.base + at).update(from: s.baseAddress!, count: s.count)
                     }
                 }
             }
         }
     }
-}
-
-/// The caller's pairs' two arrays, written by the threads at disjoint places.
-struct PairColumns: @unchecked Sendable {
-    let fixes: UnsafeMutablePointer<Int32>
-    let slots: UnsafeMutablePointer<Int32>
 }
 
 /// The caller's arrays for one call, handed to the worker threads (read only; alive for the
@@ -149,10 +141,4 @@ struct BatchInput: @unchecked Sendable {
     let levels: UnsafePointer<Int>?
     let count: Int
     let options: ContainmentOptions
-}
-
-/// The evaluators of a ``ParallelContainmentEvaluator``: worker `w` uses `evaluators[w]` only.
-final class EvaluatorTeam: @unchecked Sendable {
-    let evaluators: [ContainmentEvaluator]
-    init(_ evaluators: [ContainmentEvaluator]) { self.evaluators = evaluators }
 }
