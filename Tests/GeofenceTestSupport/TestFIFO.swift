@@ -24,6 +24,49 @@ public enum TestFIFO {
         return feeding
     }
 
+    /// Makes a FIFO at `path` and starts a thread that writes `parts` into it one by one,
+    /// like a live feed: the first at once, each next one when ``Parts/release()`` is called
+    /// (or `patience` seconds after the one before, so a reader that never asks still ends);
+    /// then it closes the pipe. The caller opens and reads `path`, and removes it.
+    /// - Throws: when the FIFO cannot be made.
+    public static func feed(parts: [Data], at path: String, patience: Double = 10) throws -> Parts {
+        guard mkfifo(path, 0o600) == 0 else { throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path]) }
+        signal(SIGPIPE, SIG_IGN)
+        let feeding = Parts()
+        let writer = Thread {
+            defer { feeding.written.signal() }
+            guard let handle = FileHandle(forWritingAtPath: path) else { return }
+            for (k, part) in parts.enumerated() {
+                if k > 0 && feeding.next.wait(timeout: .now() + patience) == .timedOut { feeding.noteTimeout() }
+                try? handle.write(contentsOf: part)
+            }
+            try? handle.close()
+        }
+        writer.start()
+        return feeding
+    }
+
+    /// The writer of one ``feed(parts:at:patience:)``.
+    public final class Parts: @unchecked Sendable {
+        fileprivate let next = DispatchSemaphore(value: 0)
+        fileprivate let written = DispatchSemaphore(value: 0)
+        private let lock = NSLock()
+        private var timeouts = 0
+
+        /// Lets the writer write its next part.
+        public func release() { next.signal() }
+
+        /// Parts the writer wrote because nobody released them in time.
+        public var partsNotReleased: Int { lock.withLock { timeouts } }
+
+        fileprivate func noteTimeout() { lock.withLock { timeouts += 1 } }
+
+        /// Waits up to `seconds` for the writer to have written every part and closed the pipe.
+        public func waitUntilWritten(seconds: Double) -> Bool {
+            written.wait(timeout: .now() + seconds) == .success
+        }
+    }
+
     /// The end of one ``feed(_:at:)``.
     public final class Feeding: @unchecked Sendable {
         fileprivate let written = DispatchSemaphore(value: 0)

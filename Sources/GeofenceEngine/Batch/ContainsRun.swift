@@ -58,8 +58,15 @@ package enum ContainsRun {
     /// ``run(fenceSet:fixes:threads:blockSize:maximumLineBytes:write:)`` from a file already
     /// opened and its header read (``ContainsInput/opening(fixes:blockSize:maximumLineBytes:while:)``
     /// reads it while the fences load).
+    ///
+    /// A live feed (a pipe that goes quiet) is answered as it comes: the reader hands over
+    /// the lines it has once the pipe is quiet for ``LineBlockReader/defaultIdleMilliseconds``,
+    /// the next block is read ahead only while input is coming, and before the run waits for
+    /// rows that have not come, every line answered so far goes to `write`, then
+    /// `beforeWaiting` runs (the command flushes its output there).
     package static func run(
-        fenceSet: FenceSet, input: ContainsInput, threads: Int, write: (UnsafeRawBufferPointer) throws -> Void
+        fenceSet: FenceSet, input: ContainsInput, threads: Int, write: (UnsafeRawBufferPointer) throws -> Void,
+        beforeWaiting: () throws -> Void = {}
     ) throws -> ContainsSummary {
         let reader = input.reader, path = input.path, header = input.header, rest = input.rest
         let maximumLineBytes = reader.maximumLineBytes
@@ -78,9 +85,17 @@ package enum ContainsRun {
             defer { pending.removeAll(keepingCapacity: true) }
             for bytes in pending { try write(bytes) }
         }
+        // The next block, every line answered so far written first when none is coming.
+        func nextWaiting() throws -> LineBlockReader.Chunk? {
+            if !reader.hasInput(withinMilliseconds: 0) {
+                try writePending()
+                try beforeWaiting()
+            }
+            return try next()
+        }
         var summary = ContainsSummary()
         var line = 2, row = 1
-        var chunk: LineBlockReader.Chunk? = try rest.map { .lines($0) } ?? next()
+        var chunk: LineBlockReader.Chunk? = try rest.map { .lines($0) } ?? nextWaiting()
         while let current = chunk {
             guard case .lines(let block) = current else {
                 // A line over the cap, never held: one rejected row.
@@ -96,7 +111,7 @@ package enum ContainsRun {
                 summary.rejectedByReason["lineLength", default: 0] += 1
                 row += 1
                 line += 1
-                chunk = try next()
+                chunk = try nextWaiting()
                 continue
             }
             let p = block.baseAddress!.assumingMemoryBound(to: UInt8.self)
@@ -106,8 +121,9 @@ package enum ContainsRun {
             let failures = DisjointSlots<GEOSError?>(repeating: nil, count: bounds.count)
             // Parse and answer, while the block before is written and the next one read (the
             // reader keeps this block while it reads the next; a read error waits its turn,
-            // after this block's lines).
-            var following: Result<LineBlockReader.Chunk?, FixFileError> = .success(nil)
+            // after this block's lines). A pipe that stays quiet is not read ahead: this
+            // block's lines then go out before the wait for more (nil below).
+            var following: Result<LineBlockReader.Chunk?, FixFileError>? = nil
             try pool.run(count: bounds.count, { k, worker in
                 do throws(GEOSError) {
                     try work.slices[k].parseAndAnswer(
@@ -116,7 +132,9 @@ package enum ContainsRun {
                 } catch { failures[k] = error }
             }, meanwhile: {
                 try writePending()
-                following = Result { () throws(FixFileError) in try next() }
+                if reader.hasInput(withinMilliseconds: LineBlockReader.defaultIdleMilliseconds) {
+                    following = Result { () throws(FixFileError) in try next() }
+                }
             })
             if let failure = failures.storage.lazy.compactMap({ $0 }).first { throw failure }
             PhaseTrace.mark("rows: parse and answer \(block.count >> 10) KiB, the block before written, the next read")
@@ -135,6 +153,10 @@ package enum ContainsRun {
             }
             PhaseTrace.mark("rows: format")
             for k in 0..<bounds.count { pending.append(slices[k].output) }
+            guard let following else {
+                chunk = try nextWaiting()
+                continue
+            }
             do { chunk = try following.get() } catch {
                 try writePending()
                 throw error

@@ -9,7 +9,9 @@
 /// the input's size; with `readsAhead`, into two such buffers in turn, so that a block stays
 /// valid while the next one is read and a caller can read ahead while it works on a block (a
 /// producer at the pipe's other end, such as `gzip -dc`, then runs while the block is worked
-/// on, not only while it is read).
+/// on, not only while it is read). A pipe that goes quiet (a live feed) hands over the whole
+/// lines it sent once nothing more has come for ``defaultIdleMilliseconds``, so a slow
+/// producer's lines are not held until a block fills.
 /// A mapped file must not shrink while it is read (a truncated mapping is a bus error):
 /// inputs that may change go through a pipe (`cat file |` … `--fixes /dev/stdin`).
 ///
@@ -49,6 +51,8 @@ package final class LineBlockReader {
     private var carry = 0
     private var carryBuffer = 0
     private let readsAhead: Bool
+    /// See ``defaultIdleMilliseconds``.
+    private let idleMilliseconds: Int32
     private var atEOF = false
     /// The size of a regular file when it was opened; nil for pipes and devices.
     package let fileSize: Int?
@@ -58,12 +62,15 @@ package final class LineBlockReader {
     /// Opens the file. - Throws: ``FileReadError`` naming the file and the reason.
     /// - Parameter readsAhead: keep each block valid through the call after next (two buffers
     ///   for a pipe), for callers that read the next block while they work on one.
+    /// - Parameter idleMilliseconds: a pipe quiet this long hands over the whole lines read
+    ///   so far (see ``defaultIdleMilliseconds``).
     package init(
         path: String, blockSize: Int = 8 << 20, maximumLineBytes: Int = LineBlockReader.defaultMaximumLineBytes,
-        readsAhead: Bool = false
+        readsAhead: Bool = false, idleMilliseconds: Int32 = LineBlockReader.defaultIdleMilliseconds
     ) throws(FileReadError) {
         self.path = path
         self.readsAhead = readsAhead
+        self.idleMilliseconds = max(0, idleMilliseconds)
         self.maximumLineBytes = max(1, maximumLineBytes)
         fd = Platform.openForReading(path)
         guard fd >= 0 else { throw FileReadError(path: path, reason: FileBytes.errnoText("cannot open")) }
@@ -139,12 +146,19 @@ package final class LineBlockReader {
         lastBlockEnd = 0
         var filled = carry
         while true {
+            let base = buffer.baseAddress!.assumingMemoryBound(to: UInt8.self)
             if !atEOF && filled < buffer.count {
+                // A producer that pauses (a live feed, `tail -f`) has the whole lines it sent
+                // handed over now, not once a block has gathered; one that keeps writing
+                // never waits here, and its blocks stay whole.
+                if filled > carry && !Platform.waitReadable(fd, milliseconds: idleMilliseconds) {
+                    let cut = Self.lineEnd(base, filled)
+                    if cut > 0 { return linesUpTo(cut, filled: filled) }
+                }
                 let n = try readMore(at: filled)
                 if n == 0 { atEOF = true } else { filled += n; continue }
             }
             if filled == 0 { return nil }
-            let base = buffer.baseAddress!.assumingMemoryBound(to: UInt8.self)
             if atEOF {
                 carry = 0
                 lastBlockEnd = filled
@@ -155,8 +169,7 @@ package final class LineBlockReader {
                 return .lines(UnsafeRawBufferPointer(rebasing: buffer[0..<filled]))
             }
             // Full buffer: cut after its last line break.
-            var cut = filled
-            while cut > 0 && base[cut - 1] != 0x0A { cut -= 1 }
+            let cut = Self.lineEnd(base, filled)
             if cut == 0 {
                 // One line longer than the buffer: grow up to the longest line, or skip it.
                 if buffer.count > maximumLineBytes {
@@ -169,11 +182,37 @@ package final class LineBlockReader {
                 try grow(to: min(buffer.count * 2, maximumLineBytes + 1), keeping: filled)
                 continue
             }
-            carry = filled - cut
-            lastBlockEnd = cut
-            linesBuffer = target
-            return .lines(UnsafeRawBufferPointer(rebasing: buffer[0..<cut]))
+            return linesUpTo(cut, filled: filled)
         }
+    }
+
+    /// The block of the lines before `cut` (just after a line break) of the `filled` bytes
+    /// read; the bytes after it are carried to the next block.
+    private func linesUpTo(_ cut: Int, filled: Int) -> Chunk {
+        carry = filled - cut
+        lastBlockEnd = cut
+        linesBuffer = target
+        return .lines(UnsafeRawBufferPointer(rebasing: buffer[0..<cut]))
+    }
+
+    /// The index just after the last line break of `base[0 ..< count]`, or 0 when it has none.
+    private static func lineEnd(_ base: UnsafePointer<UInt8>, _ count: Int) -> Int {
+        var cut = count
+        while cut > 0 && base[cut - 1] != 0x0A { cut -= 1 }
+        return cut
+    }
+
+    /// How long a pipe may stay quiet before the whole lines read so far are handed over as
+    /// a block (see ``nextChunk()``): 100 ms. A producer that keeps writing is never this
+    /// slow between two reads, so its blocks stay whole; a live feed is answered within it.
+    package static let defaultIdleMilliseconds: Int32 = 100
+
+    /// Whether the next ``nextChunk()`` has something to start on within `milliseconds`:
+    /// bytes that arrive, the file's end, or a mapped file (always). False when a pipe stays
+    /// quiet that long, so a caller can hand out what it holds before it waits.
+    package func hasInput(withinMilliseconds milliseconds: Int32) -> Bool {
+        if mapping != nil || atEOF || skippingLine { return true }
+        return Platform.waitReadable(fd, milliseconds: milliseconds)
     }
 
     /// Reads into the buffer from `offset`; the bytes read (0 at the end of the file).

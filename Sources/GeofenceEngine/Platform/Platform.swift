@@ -266,6 +266,19 @@ package enum Platform {
         #endif
     }
 
+    /// Waits up to `milliseconds` for `fd` to have something for `read`: bytes, its end, or an
+    /// error (each makes the next read return at once). False when the time ran out first. A
+    /// `poll` that fails for any reason other than a signal answers true: the caller's read
+    /// then decides, as it would have without asking.
+    package static func waitReadable(_ fd: Int32, milliseconds: Int32) -> Bool {
+        var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        while true {
+            let n = poll(&entry, 1, milliseconds)
+            if n < 0 && errno == EINTR { continue }
+            return n != 0
+        }
+    }
+
     /// Drops a mapping's pages from this process (they read back from the file, or as zeros
     /// for anonymous memory). `base` must be page-aligned.
     package static func adviseDontNeed(_ base: UnsafeRawPointer, size: Int) {

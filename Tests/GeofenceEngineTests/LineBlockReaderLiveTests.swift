@@ -1,0 +1,72 @@
+import Foundation
+import GeofenceEngine
+import GeofenceTestSupport
+import Testing
+
+/// A pipe whose producer pauses (a live feed): the whole lines it sent are handed over once
+/// it has been quiet for the idle time, not when a block fills or the pipe closes.
+@Suite("Line block reader: live feeds")
+struct LineBlockReaderLiveTests {
+    static func blocks(_ reader: LineBlockReader, each: (String) -> Void = { _ in }) throws -> [String] {
+        var out: [String] = []
+        while let chunk = try reader.nextChunk() {
+            guard case .lines(let bytes) = chunk else { continue }
+            let text = String(decoding: bytes, as: UTF8.self)
+            out.append(text)
+            each(text)
+        }
+        return out
+    }
+
+    /// The writer sends two lines and half a third, then waits to be released: the first
+    /// block is those two lines, returned while it waits (without the idle rule the read
+    /// waits for the writer's patience to run out, and the block is the whole text).
+    @Test("a quiet pipe hands over the whole lines it sent, and keeps the partial one")
+    func quietPipe() throws {
+        let fifo = TestFolders.root.appendingPathComponent("live-\(UUID().uuidString).fifo").path
+        defer { unlink(fifo) }
+        let parts = ["a1\nb22\npart", "ial\nlast\n"].map { Data($0.utf8) }
+        let feeding = try TestFIFO.feed(parts: parts, at: fifo, patience: 5)
+        let reader = try LineBlockReader(path: fifo, blockSize: 1 << 20, readsAhead: true)
+        var released = false
+        let blocks = try Self.blocks(reader) { _ in
+            if !released { released = true; feeding.release() }
+        }
+        #expect(blocks.first == "a1\nb22\n", "\(blocks)")
+        #expect(blocks.joined() == parts.map { String(decoding: $0, as: UTF8.self) }.joined())
+        #expect(feeding.partsNotReleased == 0, "the first block came only after the writer gave up waiting")
+        #expect(feeding.waitUntilWritten(seconds: 5))
+    }
+
+    /// Random lines cut into random parts (lines split between parts too), each part written
+    /// 150 ms after the one before: the blocks joined are the text, every block but the last
+    /// ends at a line break, and the pauses cut it into several blocks although it fits in one.
+    @Test("a feed with pauses: blocks end at line breaks and join to the text")
+    func pausedFeed() throws {
+        for seed in testSeeds(3) {
+            var rng = SplitMix64(seed: seed)
+            var text = ""
+            for k in 0..<rng.int(20...80) { text += "\(k)," + String(repeating: "x", count: rng.int(0...60)) + "\n" }
+            let bytes = Array(text.utf8)
+            // One cut just after the first line, so some part before the last ends a line.
+            var cuts = (0..<rng.int(3...5)).map { _ in rng.int(1...(bytes.count - 1)) }
+            cuts = Array(Set(cuts + [bytes.firstIndex(of: 0x0A)! + 1]).filter { $0 < bytes.count }).sorted()
+            var parts: [Data] = []
+            var from = 0
+            for cut in cuts + [bytes.count] {
+                parts.append(Data(bytes[from..<cut]))
+                from = cut
+            }
+            let fifo = TestFolders.root.appendingPathComponent("live-\(seed)-\(UUID().uuidString).fifo").path
+            defer { unlink(fifo) }
+            // Nobody releases: each part follows the one before after the patience, 150 ms.
+            let feeding = try TestFIFO.feed(parts: parts, at: fifo, patience: 0.15)
+            let reader = try LineBlockReader(path: fifo, blockSize: 1 << 20, readsAhead: true)
+            let blocks = try Self.blocks(reader)
+            #expect(blocks.joined() == text, "seed \(seed)")
+            #expect(blocks.dropLast().allSatisfy { $0.hasSuffix("\n") }, "seed \(seed): \(blocks.map(\.count))")
+            #expect(blocks.count >= 2, "seed \(seed): \(parts.count) parts came as \(blocks.count) block(s)")
+            #expect(feeding.waitUntilWritten(seconds: 5))
+        }
+    }
+}
