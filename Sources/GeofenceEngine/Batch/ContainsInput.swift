@@ -16,7 +16,12 @@ package final class ContainsInput: @unchecked Sendable {
     /// answered) and reads its header line.
     /// - Throws: ``FixFileError`` for a file that cannot be opened or read, an empty file or a
     ///   bad header.
-    package init(fixes path: String, blockSize: Int = 8 << 20, maximumLineBytes: Int = LineBlockReader.defaultMaximumLineBytes)
+    /// Bytes of the file a block: 8 MiB, or 1 MiB under an address-space limit (`ulimit -v`),
+    /// where each block asks first for what it will need (``ContainsRun``) and smaller blocks
+    /// keep a block's answers, which no row count bounds, within the margin asked beyond.
+    package static var defaultBlockSize: Int { Platform.addressSpaceLimit == nil ? 8 << 20 : 1 << 20 }
+
+    package init(fixes path: String, blockSize: Int = ContainsInput.defaultBlockSize, maximumLineBytes: Int = LineBlockReader.defaultMaximumLineBytes)
         throws(FixFileError)
     {
         self.path = path
@@ -38,7 +43,7 @@ package final class ContainsInput: @unchecked Sendable {
     /// file is opened after `meanwhile`, as without it.
     /// - Throws: what `meanwhile` throws, else ``FixFileError``.
     package static func opening<T>(
-        fixes path: String, blockSize: Int = 8 << 20, maximumLineBytes: Int = LineBlockReader.defaultMaximumLineBytes,
+        fixes path: String, blockSize: Int = ContainsInput.defaultBlockSize, maximumLineBytes: Int = LineBlockReader.defaultMaximumLineBytes,
         while meanwhile: () throws -> T
     ) throws -> (T, ContainsInput) {
         if Platform.status(atPath: path)?.kind == .regular {

@@ -56,6 +56,14 @@ extension FenceSet {
         } catch {
             throw FenceFileError(path: path, reason: error.reason)
         }
+        // The set is read in place; what it allocates beside the mapping (tables by slot, the
+        // evaluators' state) is asked for first, so a memory limit is an error, not a trap.
+        if let problem = MemoryHeadroom.refusal(
+            bytes: file.bytes.count / 8, for: "opening \(MemoryHeadroom.mebibytes(file.bytes.count)) MiB of compiled fences",
+            advice: "raise the limit")
+        {
+            throw FenceFileError(path: path, reason: problem)
+        }
         return try FenceFileReader.read(
             file.bytes, keeper: file, name: path, verification: verification, identity: file.status, recordIn: recordIn)
     }

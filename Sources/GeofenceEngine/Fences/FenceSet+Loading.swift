@@ -52,6 +52,14 @@ extension FenceSet {
         } catch {
             throw FenceFileError(path: path, reason: error.reason)
         }
+        // Decoding allocates as it goes (records, rings, the set): asked for first, so that a
+        // memory limit is a clear error, not a trap in whichever thread asked last.
+        let need = file.bytes.count / 2 * 3
+        if let problem = MemoryHeadroom.refusal(
+            bytes: need, for: "loading \(MemoryHeadroom.mebibytes(file.bytes.count)) MiB of GeoJSON fences", advice: "raise the limit")
+        {
+            throw FenceFileError(path: path, reason: problem)
+        }
         return try inspect(file.bytes, name: path, checks: checks, file: file)
     }
 

@@ -16,17 +16,21 @@ enum MemoryHeadroom {
     /// messages, GEOS's work space, the C library's per-thread heaps).
     static let margin = 64 << 20
 
-    /// Nil when `bytes` (plus the margin) can be had now; else why not, naming `purpose`.
-    static func refusal(bytes: Int, for purpose: String) -> String? {
+    /// What `evaluate` can do about a refusal.
+    static let evaluateAdvice = "raise the limit, or use fewer --threads, --shard or --sorted-input"
+
+    /// Nil when `bytes` (plus the margin) can be had now; else why not, naming `purpose` and
+    /// ending with `advice`.
+    static func refusal(bytes: Int, for purpose: String, advice: String = evaluateAdvice) -> String? {
         let total = bytes.addingReportingOverflow(margin)
         if !total.overflow && Platform.canReserve(bytes: total.partialValue) { return nil }
-        return message(bytes: bytes, for: purpose)
+        return message(bytes: bytes, for: purpose, advice: advice)
     }
 
     /// The words of a refusal of `bytes` for `purpose`.
-    static func message(bytes: Int, for purpose: String) -> String {
+    static func message(bytes: Int, for purpose: String, advice: String = evaluateAdvice) -> String {
         "out of memory: \(purpose) needs about \(mebibytes(bytes)) MiB more (plus a \(mebibytes(margin)) MiB margin) "
-            + "and the system refuses it (a memory limit?): raise the limit, or use fewer --threads, --shard or --sorted-input"
+            + "and the system refuses it (a memory limit?): \(advice)"
     }
 
     /// Bytes as whole mebibytes, rounded up.

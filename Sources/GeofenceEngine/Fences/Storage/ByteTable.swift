@@ -23,6 +23,14 @@ struct ByteTable: Sendable {
 
     /// Bytes held.
     var memoryBytes: Int { bytes.count + offsets.count * 8 }
+
+    /// The length of the longest string (0 for none).
+    /// - Complexity: O(count).
+    var longest: Int {
+        var most: UInt64 = 0
+        for i in 0..<count { most = Swift.max(most, offsets[i + 1] &- offsets[i]) }
+        return Int(truncatingIfNeeded: most)
+    }
 }
 
 /// Builds a ``ByteTable`` by appending strings.
