@@ -132,14 +132,21 @@ struct EvaluateCommand: ParsableCommand {
         let summaryPath = summary == "-" ? nil : summary
         try OutputFiles.refuseOverlap(
             outputs: [("--output", output), ("--summary", summaryPath)], inputs: [("--fences", fences), ("--fixes", fixes)])
-        let loadStart = Platform.monotonicSeconds()
-        let fenceSet = try FenceLoading.load(path: fences, repair: repair)
-        let fenceLoadSeconds = Platform.monotonicSeconds() - loadStart
-        PhaseTrace.mark("evaluate: fences loaded")
         let options = BatchOptions(
             configuration: try trackerConfiguration(), threads: min(threads ?? Self.coreCount, WorkerPool.maximumThreads),
             shard: shard.flatMap(ShardSpec.init) ?? .all, sortedInput: sortedInput, header: try headerColumns(),
             lineOffset: lineOffset)
+        // The fixes are opened and their first block read while the fences load (a pipe's
+        // producer need not wait for the load); a fence error is reported first.
+        let loadStart = Platform.monotonicSeconds()
+        var fenceLoadSeconds = 0.0
+        let (fenceSet, reader) = try CLIError.reporting {
+            try InputOpening.opening(fixes, { [fixes] () throws(FixFileError) in try BatchEvaluator.openFixes(fixes, options: options) }) {
+                defer { fenceLoadSeconds = Platform.monotonicSeconds() - loadStart }
+                return try FenceLoading.load(path: fences, repair: repair)
+            }
+        }
+        PhaseTrace.mark("evaluate: fences loaded")
         let result: BatchSummary = try CLIError.reporting {
             let evaluator = try BatchEvaluator(fenceSet: fenceSet, options: options)
             // The fixes' header is checked before an output is opened; outputs are temporary
@@ -147,7 +154,6 @@ struct EvaluateCommand: ParsableCommand {
             // at --summary always describes the events at --output: the previous run's
             // summary is removed before the new events are renamed into place, so a run killed
             // between the two renames leaves the new events and no summary.
-            let reader = try evaluator.openFixes(fixes)
             let sink = try output.map { try OutputSink(path: $0) } ?? .standardOutput()
             let summaryFile = try summaryPath.map { try OutputSink(path: $0) }
             let bar = ProgressBar(totalBytes: Self.fileSize(fixes), quiet: quiet)

@@ -51,6 +51,12 @@ public final class BatchEvaluator {
     /// CLI checks its input this way before it opens its outputs.
     /// - Throws: ``FixFileError``.
     package func openFixes(_ path: String) throws(FixFileError) -> FixFileReader {
+        try Self.openFixes(path, options: options)
+    }
+
+    /// ``openFixes(_:)`` before there is an evaluator (while the fences load:
+    /// ``InputOpening``).
+    package static func openFixes(_ path: String, options: BatchOptions) throws(FixFileError) -> FixFileReader {
         try FixFileReader(
             path: path, blockSize: options.blockSize, header: options.header, lineOffset: options.lineOffset,
             maximumLineBytes: options.maximumLineBytes)

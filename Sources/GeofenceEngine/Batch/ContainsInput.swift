@@ -1,5 +1,3 @@
-import Dispatch
-
 /// The fixes' file of `geofence contains`, opened and its header read: the first block of
 /// lines is in memory (see ``ContainsRun/run(fenceSet:input:threads:write:)``).
 ///
@@ -12,15 +10,15 @@ package final class ContainsInput: @unchecked Sendable {
     /// The first block's lines after the header (nil when the header was all of it).
     let rest: UnsafeRawBufferPointer?
 
-    /// Opens `path` (a regular file is mapped; a pipe is read ahead, a block behind the one
-    /// answered) and reads its header line.
-    /// - Throws: ``FixFileError`` for a file that cannot be opened or read, an empty file or a
-    ///   bad header.
     /// Bytes of the file a block: 8 MiB, or 1 MiB under an address-space limit (`ulimit -v`),
     /// where each block asks first for what it will need (``ContainsRun``) and smaller blocks
     /// keep a block's answers, which no row count bounds, within the margin asked beyond.
     package static var defaultBlockSize: Int { Platform.addressSpaceLimit == nil ? 8 << 20 : 1 << 20 }
 
+    /// Opens `path` (a regular file is mapped; a pipe is read ahead, a block behind the one
+    /// answered) and reads its header line.
+    /// - Throws: ``FixFileError`` for a file that cannot be opened or read, an empty file or a
+    ///   bad header.
     package init(fixes path: String, blockSize: Int = ContainsInput.defaultBlockSize, maximumLineBytes: Int = LineBlockReader.defaultMaximumLineBytes)
         throws(FixFileError)
     {
@@ -34,40 +32,14 @@ package final class ContainsInput: @unchecked Sendable {
     }
 
     /// Opens `path` and reads its first block on a thread of its own while `meanwhile` (the
-    /// fences' load) runs on the calling thread: a pipe's producer (`gzip -dc … |`) then works
-    /// through the load instead of waiting for it, its first block in our buffer and the next
-    /// megabyte in the pipe. Returns both results once both are done; when `meanwhile` throws,
-    /// its error is thrown at once, without waiting for the file (a pipe may not have sent a
-    /// line yet), and the thread finishes on its own: for a command about to exit. When the
-    /// thread cannot start, or `path` is a regular file (mapped, nothing to wait for), the
-    /// file is opened after `meanwhile`, as without it.
+    /// fences' load) runs on the calling thread (``InputOpening``).
     /// - Throws: what `meanwhile` throws, else ``FixFileError``.
     package static func opening<T>(
         fixes path: String, blockSize: Int = ContainsInput.defaultBlockSize, maximumLineBytes: Int = LineBlockReader.defaultMaximumLineBytes,
         while meanwhile: () throws -> T
     ) throws -> (T, ContainsInput) {
-        if Platform.status(atPath: path)?.kind == .regular {
-            let value = try meanwhile()
-            return (value, try ContainsInput(fixes: path, blockSize: blockSize, maximumLineBytes: maximumLineBytes))
-        }
-        let handoff = Handoff()
-        let refused = Platform.startThread(stackSize: 1 << 20) {
-            handoff.result = Result { () throws(FixFileError) in
-                try ContainsInput(fixes: path, blockSize: blockSize, maximumLineBytes: maximumLineBytes)
-            }
-            handoff.done.signal()
-        }
-        let value = try meanwhile()
-        guard refused == nil else {
-            return (value, try ContainsInput(fixes: path, blockSize: blockSize, maximumLineBytes: maximumLineBytes))
-        }
-        handoff.done.wait()
-        return (value, try handoff.result!.get())
-    }
-
-    /// The opening thread's result, read by the caller after `done` is signalled.
-    private final class Handoff: @unchecked Sendable {
-        var result: Result<ContainsInput, FixFileError>? = nil
-        let done = DispatchSemaphore(value: 0)
+        try InputOpening.opening(
+            path, { () throws(FixFileError) in try ContainsInput(fixes: path, blockSize: blockSize, maximumLineBytes: maximumLineBytes) },
+            while: meanwhile)
     }
 }
