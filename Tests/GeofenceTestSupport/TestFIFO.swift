@@ -10,29 +10,20 @@ public enum TestFIFO {
     /// - Throws: when the FIFO cannot be made.
     @discardableResult
     public static func feed(_ bytes: Data, at path: String) throws -> Feeding {
+        try feed(parts: [bytes], at: path)
+    }
+
+    /// Makes a FIFO at `path` and starts a thread that writes `parts` into it one by one,
+    /// like a live feed: the first at once, each next one when ``Feeding/release()`` is called
+    /// (or `patience` seconds after the one before, so a reader that never asks still ends);
+    /// then it closes the pipe. The caller opens and reads `path`, and removes it.
+    /// - Throws: when the FIFO cannot be made.
+    @discardableResult
+    public static func feed(parts: [Data], at path: String, patience: Double = 10) throws -> Feeding {
         guard mkfifo(path, 0o600) == 0 else { throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path]) }
         // A reader that stops early (a failing test) makes the write fail, not kill the process.
         signal(SIGPIPE, SIG_IGN)
         let feeding = Feeding()
-        let writer = Thread {
-            defer { feeding.written.signal() }
-            guard let handle = FileHandle(forWritingAtPath: path) else { return }
-            try? handle.write(contentsOf: bytes)
-            try? handle.close()
-        }
-        writer.start()
-        return feeding
-    }
-
-    /// Makes a FIFO at `path` and starts a thread that writes `parts` into it one by one,
-    /// like a live feed: the first at once, each next one when ``Parts/release()`` is called
-    /// (or `patience` seconds after the one before, so a reader that never asks still ends);
-    /// then it closes the pipe. The caller opens and reads `path`, and removes it.
-    /// - Throws: when the FIFO cannot be made.
-    public static func feed(parts: [Data], at path: String, patience: Double = 10) throws -> Parts {
-        guard mkfifo(path, 0o600) == 0 else { throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path]) }
-        signal(SIGPIPE, SIG_IGN)
-        let feeding = Parts()
         let writer = Thread {
             defer { feeding.written.signal() }
             guard let handle = FileHandle(forWritingAtPath: path) else { return }
@@ -46,8 +37,8 @@ public enum TestFIFO {
         return feeding
     }
 
-    /// The writer of one ``feed(parts:at:patience:)``.
-    public final class Parts: @unchecked Sendable {
+    /// The writer of one ``feed(_:at:)`` or ``feed(parts:at:patience:)``.
+    public final class Feeding: @unchecked Sendable {
         fileprivate let next = DispatchSemaphore(value: 0)
         fileprivate let written = DispatchSemaphore(value: 0)
         private let lock = NSLock()
@@ -61,17 +52,7 @@ public enum TestFIFO {
 
         fileprivate func noteTimeout() { lock.withLock { timeouts += 1 } }
 
-        /// Waits up to `seconds` for the writer to have written every part and closed the pipe.
-        public func waitUntilWritten(seconds: Double) -> Bool {
-            written.wait(timeout: .now() + seconds) == .success
-        }
-    }
-
-    /// The end of one ``feed(_:at:)``.
-    public final class Feeding: @unchecked Sendable {
-        fileprivate let written = DispatchSemaphore(value: 0)
-
-        /// Waits up to `seconds` for the writer to have written every byte and closed the pipe;
+        /// Waits up to `seconds` for the writer to have written every part and closed the pipe;
         /// false when it has not.
         public func waitUntilWritten(seconds: Double) -> Bool {
             written.wait(timeout: .now() + seconds) == .success
