@@ -103,6 +103,9 @@ struct PlacesCommand: ParsableCommand {
                 JSONWriter.writeString("lineLength: line \(lineNumber): \(bytes) bytes or more, longer than the maximum of \(reader.maximumLineBytes)", to: &text)
                 text.append(contentsOf: "}\n".utf8)
                 try out!.write(text)
+            }, beforeWaiting: {
+                // A live feed's states reach the output before the wait for more signals.
+                try out?.flush()
             })
             if header == nil {
                 throw CLIError("\(signals): empty file (expected the header timestamp,device_id,signal,geofence_id,lat,lon)")

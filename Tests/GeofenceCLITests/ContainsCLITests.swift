@@ -35,54 +35,13 @@ struct ContainsCLITests {
         let dir = try CLIRunner.temporaryDirectory()
         let fences = dir.appendingPathComponent("f.geojson")
         try EvaluateCLITests.fences.write(to: fences, atomically: true, encoding: .utf8)
-        let process = Process()
-        process.executableURL = CLIRunner.executable
-        process.arguments = ["contains", "--fences", fences.path, "--fixes", "/dev/stdin"]
-        process.environment = CLIRunner.environment()
-        let input = Pipe(), output = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        // Standard output read on a thread of its own, into `seen`.
-        let seen = LockedBytes()
-        let reader = Thread {
-            while case let data = output.fileHandleForReading.availableData, !data.isEmpty { seen.append(data) }
-            seen.finish()
-        }
-        reader.start()
-        func lines(within seconds: Double, atLeast count: Int) -> [String] {
-            let deadline = Date().addingTimeInterval(seconds)
-            while seen.lines.count < count && Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
-            return seen.lines
-        }
-        let send = input.fileHandleForWriting
-        try send.write(contentsOf: Data("device_id,timestamp,lat,lon\nd,1,40.7501,-73.9801\nd,2,0,0\n".utf8))
-        let first = lines(within: 10, atLeast: 2)
+        let live = try LiveCLI(["contains", "--fences", fences.path, "--fixes", "/dev/stdin"])
+        try live.send("device_id,timestamp,lat,lon\nd,1,40.7501,-73.9801\nd,2,0,0\n")
+        let first = live.lines(atLeast: 2, within: 10)
         #expect(first == [#"{"row":1,"geofenceIds":["home"]}"#, #"{"row":2,"geofenceIds":[]}"#], "while the input is open")
-        try send.write(contentsOf: Data("d,3,40.7502,-73.9802\n".utf8))
-        #expect(lines(within: 10, atLeast: 3).count == 3, "the third row, while the input is open")
-        try send.close()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
-        #expect(seen.waitUntilFinished(seconds: 10))
-        #expect(seen.lines == first + [#"{"row":3,"geofenceIds":["home"]}"#])
-    }
-}
-
-/// Bytes gathered by one thread and read by another.
-final class LockedBytes: @unchecked Sendable {
-    private let lock = NSLock()
-    private var bytes = Data()
-    private let finished = DispatchSemaphore(value: 0)
-
-    func append(_ data: Data) { lock.withLock { bytes.append(data) } }
-    func finish() { finished.signal() }
-    func waitUntilFinished(seconds: Double) -> Bool { finished.wait(timeout: .now() + seconds) == .success }
-
-    /// The whole lines so far.
-    var lines: [String] {
-        let text = lock.withLock { String(decoding: bytes, as: UTF8.self) }
-        return text.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init)
+        try live.send("d,3,40.7502,-73.9802\n")
+        #expect(live.lines(atLeast: 3, within: 10).count == 3, "the third row, while the input is open")
+        #expect(try live.finish() == 0)
+        #expect(live.lines == first + [#"{"row":3,"geofenceIds":["home"]}"#])
     }
 }

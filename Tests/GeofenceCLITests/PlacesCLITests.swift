@@ -56,6 +56,23 @@ struct PlacesCLITests {
         #expect(r.stderr.contains("12 row(s) read, 6 answered, 6 rejected (coordinate 1, order 1, parse 3, unknownFence 1); 1 blank line(s) skipped"))
     }
 
+    /// A live feed of signals on standard input: each row's states are written (flushed)
+    /// while the input stays open, not held in the output's buffer until it closes.
+    @Test("a live feed of signals is answered while the input stays open")
+    func liveFeed() throws {
+        let dir = try CLIRunner.temporaryDirectory()
+        let fences = dir.appendingPathComponent("f.geojson")
+        try Data(Self.fences.utf8).write(to: fences)
+        let live = try LiveCLI(["places", "--fences", fences.path, "--signals", "/dev/stdin"])
+        try live.send("timestamp,device_id,signal,geofence_id,lat,lon\n0,d1,entry,A,,\n")
+        let first = live.lines(atLeast: 1, within: 10)
+        #expect(first == [#"{"row":1,"deviceId":"d1","current":"A","lastEntered":"A","lastExited":null,"entered":["A"]}"#])
+        try live.send("1000,d1,exit,A,,\n")
+        #expect(live.lines(atLeast: 2, within: 10).count == 2, "the second row, while the input is open")
+        #expect(try live.finish() == 0)
+        #expect(live.lines.count == 2)
+    }
+
     @Test("--ttl none and --ttl 2 keep the states 1.001 s later; --ttl 1 lets them expire")
     func ttl() throws {
         let signals = "device_id,signal,timestamp,lat,lon,geofence_id\nd,entry,0,,,A\nd,exit,1001,,,B\n"

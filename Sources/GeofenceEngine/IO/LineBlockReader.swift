@@ -326,9 +326,12 @@ package final class LineBlockReader {
     ///
     /// A line longer than ``maximumLineBytes`` goes to `overlongLine` with its number and
     /// length instead; without that handler it is an error (``FileReadError``).
+    /// `beforeWaiting` runs whenever the next block has not come yet (a live feed's pause):
+    /// a caller flushes its output there.
     package func forEachLine(
         _ body: (_ base: UnsafePointer<UInt8>, _ start: Int, _ end: Int, _ lineNumber: Int) throws -> Void,
-        overlongLine: ((_ lineNumber: Int, _ bytes: Int) throws -> Void)? = nil
+        overlongLine: ((_ lineNumber: Int, _ bytes: Int) throws -> Void)? = nil,
+        beforeWaiting: (() throws -> Void)? = nil
     ) throws {
         var lineNumber = 0
         func overlong(_ bytes: Int) throws {
@@ -336,7 +339,9 @@ package final class LineBlockReader {
             throw FileReadError(
                 path: path, reason: "line \(lineNumber): \(bytes) bytes or more, longer than the maximum of \(maximumLineBytes)")
         }
-        while let chunk = try nextChunk() {
+        while true {
+            if let beforeWaiting, !hasInput(withinMilliseconds: 0) { try beforeWaiting() }
+            guard let chunk = try nextChunk() else { break }
             guard case .lines(let block) = chunk else {
                 if case .overlongLine(let bytes) = chunk {
                     lineNumber += 1
