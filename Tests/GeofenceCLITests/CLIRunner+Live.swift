@@ -8,6 +8,10 @@ final class LiveCLI: @unchecked Sendable {
     private let lock = NSLock()
     private var bytes = Data()
     private let finished = DispatchSemaphore(value: 0)
+    private let errorFile: URL
+
+    /// What the process wrote to standard error so far (for failure messages).
+    var stderr: String { (try? String(contentsOf: errorFile, encoding: .utf8)) ?? "" }
 
     /// Starts `geofence arguments` (``CLIRunner/environment(_:removing:)``), its standard output
     /// read on a thread of its own.
@@ -17,7 +21,11 @@ final class LiveCLI: @unchecked Sendable {
         process.environment = CLIRunner.environment()
         process.standardInput = input
         process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
+        errorFile = try CLIRunner.temporaryDirectory().appendingPathComponent("stderr")
+        _ = FileManager.default.createFile(atPath: errorFile.path, contents: nil)
+        process.standardError = try FileHandle(forWritingTo: errorFile)
+        // A process that ended early makes `send` fail, not kill the tests.
+        signal(SIGPIPE, SIG_IGN)
         try process.run()
         let reader = Thread { [self] in
             while case let data = output.fileHandleForReading.availableData, !data.isEmpty {

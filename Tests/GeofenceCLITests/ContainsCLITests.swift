@@ -30,18 +30,40 @@ struct ContainsCLITests {
     /// A live feed on standard input: the rows sent so far are answered on standard output
     /// while the input stays open (the output is flushed before the command waits for more;
     /// without that the lines sat in its buffer until the input closed).
+    /// `geofence contains` on the evaluate tests' fences, fed on standard input while it runs.
+    static func liveContains() throws -> LiveCLI {
+        let fences = try CLIRunner.temporaryDirectory().appendingPathComponent("f.geojson")
+        try EvaluateCLITests.fences.write(to: fences, atomically: true, encoding: .utf8)
+        return try LiveCLI(["contains", "--fences", fences.path, "--fixes", "/dev/stdin"])
+    }
+
     @Test("a live feed on standard input is answered while the input stays open")
     func liveFeed() throws {
-        let dir = try CLIRunner.temporaryDirectory()
-        let fences = dir.appendingPathComponent("f.geojson")
-        try EvaluateCLITests.fences.write(to: fences, atomically: true, encoding: .utf8)
-        let live = try LiveCLI(["contains", "--fences", fences.path, "--fixes", "/dev/stdin"])
+        let live = try Self.liveContains()
         try live.send("device_id,timestamp,lat,lon\nd,1,40.7501,-73.9801\nd,2,0,0\n")
         let first = live.lines(atLeast: 2, within: 10)
-        #expect(first == [#"{"row":1,"geofenceIds":["home"]}"#, #"{"row":2,"geofenceIds":[]}"#], "while the input is open")
+        #expect(first == [#"{"row":1,"geofenceIds":["home"]}"#, #"{"row":2,"geofenceIds":[]}"#], "while the input is open: \(live.stderr)")
         try live.send("d,3,40.7502,-73.9802\n")
         #expect(live.lines(atLeast: 3, within: 10).count == 3, "the third row, while the input is open")
-        #expect(try live.finish() == 0)
+        #expect(try live.finish() == 0, "\(live.stderr)")
         #expect(live.lines == first + [#"{"row":3,"geofenceIds":["home"]}"#])
+    }
+
+    /// A steady trickle (a row every 20 ms, never a pause of 100 ms): rows sent in the first
+    /// half second are answered on standard output before the last row is sent. (Waiting for
+    /// a quiet pipe, or flushing only before a wait, held every line until the input closed.)
+    @Test("a steady trickle on standard input is answered as it comes")
+    func steadyTrickle() throws {
+        let live = try Self.liveContains()
+        try live.send("device_id,timestamp,lat,lon\n")
+        var seenWhileSending = 0
+        for k in 1...100 {
+            try live.send("d,\(k),40.7501,-73.9801\n")
+            Thread.sleep(forTimeInterval: 0.02)
+            if k == 100 { seenWhileSending = live.lines.count }
+        }
+        #expect(seenWhileSending >= 10, "\(seenWhileSending) line(s) out while 100 rows came over 2 s: \(live.stderr)")
+        #expect(try live.finish() == 0, "\(live.stderr)")
+        #expect(live.lines.count == 100)
     }
 }

@@ -69,7 +69,7 @@ struct PlacesCLITests {
         #expect(first == [#"{"row":1,"deviceId":"d1","current":"A","lastEntered":"A","lastExited":null,"entered":["A"]}"#])
         try live.send("1000,d1,exit,A,,\n")
         #expect(live.lines(atLeast: 2, within: 10).count == 2, "the second row, while the input is open")
-        #expect(try live.finish() == 0)
+        #expect(try live.finish() == 0, "\(live.stderr)")
         #expect(live.lines.count == 2)
     }
 

@@ -48,12 +48,18 @@ extension ResourceLimitCLITests {
                         let fifo = dir.appendingPathComponent("fixes-\(limit)-\(kind).fifo").path
                         defer { if piped { unlink(fifo) } }
                         let feeding = piped ? try TestFIFO.feed(fixBytes, at: fifo) : nil
-                        let arguments = ["contains", "--fences", fences, "--fixes", piped ? fifo : fixes, "--output", "/dev/null"]
+                        let arguments = [
+                            "contains", "--fences", fences, "--fixes", piped ? fifo : fixes, "--output", "/dev/null", "--threads", "2",
+                        ]
                         let r = try Self.run(arguments, addressSpace: limit * 1_000_000, timeout: 120)
                         if let feeding, !feeding.waitUntilWritten(seconds: 2) {
                             // The writer still waits to open a FIFO the run never opened: open it
-                            // and read it to its end, so the writer finishes.
-                            if let reader = FileHandle(forReadingAtPath: fifo) { _ = reader.readDataToEndOfFile() }
+                            // (without waiting, in case it has just finished) and read it to its end.
+                            let fd = open(fifo, O_RDONLY | O_NONBLOCK)
+                            if fd >= 0 {
+                                _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
+                                _ = FileHandle(fileDescriptor: fd, closeOnDealloc: true).readDataToEndOfFile()
+                            }
                         }
                         let what = "\(limit) MB, \(kind) fences, \(piped ? "pipe" : "file"): status \(r.status) \(r.stderr.prefix(300))"
                         #expect(!r.signalled && !r.timedOut, "\(what)")

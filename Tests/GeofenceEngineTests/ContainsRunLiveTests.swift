@@ -11,8 +11,9 @@ struct ContainsRunLiveTests {
     /// before has its line in the output (the writer gives up after 5 s and sends it anyway).
     /// A run that holds a block's lines until the next block comes makes the writer give up
     /// (and ends all the same); the output is the twin's either way.
-    @Test("rows are answered before the next rows come", arguments: [1, 2])
-    func answeredAsTheyCome(threads: Int) throws {
+    /// With `midLine`, each part ends five bytes into a line: the producer pauses inside a row.
+    @Test("rows are answered before the next rows come", arguments: [1, 2], [false, true])
+    func answeredAsTheyCome(threads: Int, midLine: Bool) throws {
         let folder = try ContainsRunTests.folder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let (set, text) = try ContainsRunTests.world(seed: 17, fences: 150, rows: 300)
@@ -22,7 +23,9 @@ struct ContainsRunLiveTests {
         let lines = Array(text.utf8).split(separator: 0x0A, omittingEmptySubsequences: false).dropLast().map { $0 + [0x0A] }
         #expect(lines.joined().elementsEqual(text.utf8))
         let bounds = [0, 61, 181, lines.count]
-        let parts = (0..<3).map { k in Data(lines[bounds[k]..<bounds[k + 1]].joined()) }
+        let bytes = Array(lines.joined())
+        let cuts = bounds.map { b in b == lines.count ? bytes.count : lines[0..<b].reduce(0) { $0 + $1.count } + (midLine && b > 0 ? 5 : 0) }
+        let parts = (0..<3).map { k in Data(bytes[cuts[k]..<cuts[k + 1]]) }
         // Rows (not blank lines) up to the end of each part but the last.
         let rowsBefore = bounds[1...2].map { end in lines[1..<end].filter { $0 != [0x0A] && $0 != [0x0D, 0x0A] }.count }
         let fifo = folder.appendingPathComponent("live.fifo").path
@@ -41,8 +44,8 @@ struct ContainsRunLiveTests {
                 }
             },
             beforeWaiting: { waits += 1 })
-        #expect(feeding.partsNotReleased == 0, "threads \(threads): the writer waited in vain for the answers to its rows")
-        #expect(waits >= 2, "threads \(threads): the run waited \(waits) time(s) with its output not handed over")
+        #expect(feeding.partsNotReleased == 0, "threads \(threads), mid-line \(midLine): the writer waited in vain for the answers to its rows")
+        #expect(waits >= 2, "threads \(threads), mid-line \(midLine): the run waited \(waits) time(s) with its output not handed over")
         #expect(String(decoding: output, as: UTF8.self) == expected, "threads \(threads)")
         #expect(summary == counts, "threads \(threads)")
         #expect(feeding.waitUntilWritten(seconds: 5))

@@ -138,7 +138,9 @@ struct ContainsRunTests {
         let feeding = try TestFIFO.feed(bytes, at: fifo)
         // The load: done only when the writer is (2 s at most), which it can only be when the
         // pipe is read meanwhile.
-        let (written, input) = try ContainsInput.opening(fixes: fifo) { feeding.waitUntilWritten(seconds: 2) }
+        // (Whole lines wait up to 10 s for more: a writer held up on a busy machine does not cut
+        // the first block short.)
+        let (written, input) = try ContainsInput.opening(fixes: fifo, idleMilliseconds: 10_000) { feeding.waitUntilWritten(seconds: 2) }
         #expect(written, "the writer was still waiting when the load ended")
         var output: [UInt8] = []
         let summary = try ContainsRun.run(fenceSet: set, input: input, threads: 2) { output += $0 }

@@ -22,8 +22,12 @@ struct InputOpeningTests {
         let fifo = path + ".fifo"
         defer { unlink(fifo) }
         let feeding = try TestFIFO.feed(Data(text.utf8), at: fifo)
+        // `openFixes(_:options:)` with whole lines waiting up to 10 s for more (a writer held up
+        // on a busy machine does not cut the first block short).
         let (written, reader) = try InputOpening.opening(fifo, { () throws(FixFileError) in
-            try BatchEvaluator.openFixes(fifo, options: options)
+            try FixFileReader(
+                path: fifo, blockSize: options.blockSize, header: options.header, lineOffset: options.lineOffset,
+                maximumLineBytes: options.maximumLineBytes, idleMilliseconds: 10_000)
         }) { feeding.waitUntilWritten(seconds: 2) }
         #expect(written, "the writer was still waiting when the load ended")
         let out = TestFolders.root.appendingPathComponent("events-\(UUID().uuidString).ndjson").path

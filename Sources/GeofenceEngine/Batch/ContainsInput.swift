@@ -19,12 +19,16 @@ package final class ContainsInput: @unchecked Sendable {
     /// answered) and reads its header line.
     /// - Throws: ``FixFileError`` for a file that cannot be opened or read, an empty file or a
     ///   bad header.
-    package init(fixes path: String, blockSize: Int = ContainsInput.defaultBlockSize, maximumLineBytes: Int = LineBlockReader.defaultMaximumLineBytes)
-        throws(FixFileError)
-    {
+    /// - Parameter idleMilliseconds: how long a pipe's whole lines wait for more
+    ///   (``LineBlockReader/defaultIdleMilliseconds``).
+    package init(
+        fixes path: String, blockSize: Int = ContainsInput.defaultBlockSize, maximumLineBytes: Int = LineBlockReader.defaultMaximumLineBytes,
+        idleMilliseconds: Int32 = LineBlockReader.defaultIdleMilliseconds
+    ) throws(FixFileError) {
         self.path = path
         do {
-            reader = try LineBlockReader(path: path, blockSize: blockSize, maximumLineBytes: maximumLineBytes, readsAhead: true)
+            reader = try LineBlockReader(
+                path: path, blockSize: blockSize, maximumLineBytes: maximumLineBytes, readsAhead: true, idleMilliseconds: idleMilliseconds)
         } catch {
             throw FixFileError(path: path, reason: error.reason)
         }
@@ -36,10 +40,12 @@ package final class ContainsInput: @unchecked Sendable {
     /// - Throws: what `meanwhile` throws, else ``FixFileError``.
     package static func opening<T>(
         fixes path: String, blockSize: Int = ContainsInput.defaultBlockSize, maximumLineBytes: Int = LineBlockReader.defaultMaximumLineBytes,
-        while meanwhile: () throws -> T
+        idleMilliseconds: Int32 = LineBlockReader.defaultIdleMilliseconds, while meanwhile: () throws -> T
     ) throws -> (T, ContainsInput) {
         try InputOpening.opening(
-            path, { () throws(FixFileError) in try ContainsInput(fixes: path, blockSize: blockSize, maximumLineBytes: maximumLineBytes) },
-            while: meanwhile)
+            path,
+            { () throws(FixFileError) in
+                try ContainsInput(fixes: path, blockSize: blockSize, maximumLineBytes: maximumLineBytes, idleMilliseconds: idleMilliseconds)
+            }, while: meanwhile)
     }
 }

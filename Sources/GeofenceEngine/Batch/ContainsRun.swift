@@ -59,11 +59,12 @@ package enum ContainsRun {
     /// opened and its header read (``ContainsInput/opening(fixes:blockSize:maximumLineBytes:while:)``
     /// reads it while the fences load).
     ///
-    /// A live feed (a pipe that goes quiet) is answered as it comes: the reader hands over
-    /// the lines it has once the pipe is quiet for ``LineBlockReader/defaultIdleMilliseconds``,
-    /// the next block is read ahead only while input is coming, and before the run waits for
+    /// A live feed is answered as it comes: the reader hands over whole lines at most
+    /// ``LineBlockReader/defaultIdleMilliseconds`` after they came, the next block is read
+    /// ahead only when a whole line comes within that time, and before the run waits for
     /// rows that have not come, every line answered so far goes to `write`, then
-    /// `beforeWaiting` runs (the command flushes its output there).
+    /// `beforeWaiting` runs (the command flushes its output there; from a pipe it also runs
+    /// after each block's lines are written).
     package static func run(
         fenceSet: FenceSet, input: ContainsInput, threads: Int, write: (UnsafeRawBufferPointer) throws -> Void,
         beforeWaiting: () throws -> Void = {}
@@ -85,16 +86,16 @@ package enum ContainsRun {
             defer { pending.removeAll(keepingCapacity: true) }
             for bytes in pending { try write(bytes) }
         }
-        // The next block, every line answered so far written first when none is coming.
+        // The next block, every line answered so far written first (it may have to wait).
         func nextWaiting() throws -> LineBlockReader.Chunk? {
-            if !reader.hasInput(withinMilliseconds: 0) {
+            if !reader.isMapped {
                 try writePending()
                 try beforeWaiting()
             }
             return try next()
         }
         var summary = ContainsSummary()
-        var line = 2, row = 1, checkedBytes = 0
+        var line = 2, row = 1, checkedBytes = 0, answersPerRow = 0
         let mostAnswers = Self.mostAnswers(fenceSet), answerBytes = Self.bytesPerPair + ids.longest + 1
         var chunk: LineBlockReader.Chunk? = try rest.map { .lines($0) } ?? nextWaiting()
         while let current = chunk {
@@ -118,10 +119,12 @@ package enum ContainsRun {
             // What a block's rows need (the slices' arrays, the batch's scratch, the lines, a
             // pipe's second buffer), asked for before the first block and any larger one: a
             // memory limit is then a clear error, not a trap in whichever thread asked last.
-            // Under an address-space limit its answers too, at most: each row in as many fences
-            // as a cell of the directory can give. (Without one, a large estimate could only be
-            // refused where the allocation would not be: overcommit grants what is not touched.)
-            let answers = Platform.addressSpaceLimit == nil ? 0 : (Self.lineBreaks(block) + 1) * mostAnswers
+            // Under an address-space limit its answers too: at most as many a row as a cell of
+            // the directory gives; without a directory, twice the most a row had in a block so
+            // far, 16 at least. (Without a limit a large estimate could only be refused where
+            // the allocation would not be: overcommit grants what is not touched.)
+            let perRow = mostAnswers ?? Swift.max(16, 2 * answersPerRow)
+            let answers = Platform.addressSpaceLimit == nil ? 0 : (Self.lineBreaks(block) + 1) * perRow
             let estimate = block.count * Self.bytesPerBlockByte + answers * answerBytes
             if estimate > checkedBytes {
                 let purpose = "answering a block of \(MemoryHeadroom.mebibytes(block.count)) MiB of rows"
@@ -148,10 +151,15 @@ package enum ContainsRun {
                         maximumLineBytes: maximumLineBytes)
                 } catch { failures[k] = error }
             }, meanwhile: {
+                // The block before's lines, flushed when the input is a pipe (a steady trickle
+                // is read ahead block after block, and would never be flushed otherwise).
                 try writePending()
-                if reader.hasInput(withinMilliseconds: LineBlockReader.defaultIdleMilliseconds) {
-                    following = Result { () throws(FixFileError) in try next() }
-                }
+                if !reader.isMapped { try beforeWaiting() }
+                do throws(FileReadError) {
+                    if case .chunk(let chunk) = try reader.nextChunk(orNotYetWithin: LineBlockReader.defaultIdleMilliseconds) {
+                        following = .success(chunk)
+                    }
+                } catch { following = .failure(FixFileError(path: path, reason: error.reason)) }
             })
             if let failure = failures.storage.lazy.compactMap({ $0 }).first { throw failure }
             PhaseTrace.mark("rows: parse and answer \(block.count >> 10) KiB, the block before written, the next read")
@@ -169,6 +177,9 @@ package enum ContainsRun {
                 work.slices[k].format(firstRow: rowStarts[k], firstLine: lineStarts[k], ids: ids)
             }
             PhaseTrace.mark("rows: format")
+            let blockRows = slices.prefix(bounds.count).reduce(0) { $0 + $1.rows.count }
+            let blockAnswers = slices.prefix(bounds.count).reduce(0) { $0 + $1.answerCount }
+            answersPerRow = Swift.max(answersPerRow, (blockAnswers + blockRows - 1) / Swift.max(1, blockRows))
             for k in 0..<bounds.count { pending.append(slices[k].output) }
             guard let following else {
                 chunk = try nextWaiting()
@@ -193,10 +204,11 @@ package enum ContainsRun {
     static let bytesPerPair = 3 * 2 * MemoryLayout<Int32>.stride
 
     /// The most fences one fix can be in, at most: the most candidates a cell of the
-    /// directory gives (every fence when there is no directory).
-    static func mostAnswers(_ set: FenceSet) -> Int {
+    /// directory gives; nil without a directory (every fence would be no useful bound).
+    static func mostAnswers(_ set: FenceSet) -> Int? {
         let directory = set.directory
-        return Swift.max(1, Swift.min(set.count, directory.isEnabled ? directory.maximumCandidates : set.count))
+        guard directory.isEnabled else { return nil }
+        return Swift.max(1, Swift.min(set.count, directory.maximumCandidates))
     }
 
     /// The line breaks in `block`.

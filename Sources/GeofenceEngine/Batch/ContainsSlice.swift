@@ -119,6 +119,9 @@ final class ContainsSlice {
         }
     }
 
+    /// The slice's answers: (row, fence) pairs.
+    var answerCount: Int { pairs.count }
+
     /// Adds the slice's counts to `summary`.
     func tally(into summary: inout ContainsSummary) {
         summary.read += rows.count

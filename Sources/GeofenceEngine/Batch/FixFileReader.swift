@@ -30,11 +30,13 @@ package final class FixFileReader {
     ///   header longer than `maximumLineBytes` included).
     init(
         path: String, blockSize: Int = 8 << 20, header given: FixCSVHeader? = nil, lineOffset: Int = 0,
-        maximumLineBytes: Int = LineBlockReader.defaultMaximumLineBytes
+        maximumLineBytes: Int = LineBlockReader.defaultMaximumLineBytes,
+        idleMilliseconds: Int32 = LineBlockReader.defaultIdleMilliseconds
     ) throws(FixFileError) {
         self.path = path
         do {
-            reader = try LineBlockReader(path: path, blockSize: blockSize, maximumLineBytes: maximumLineBytes, readsAhead: true)
+            reader = try LineBlockReader(
+                path: path, blockSize: blockSize, maximumLineBytes: maximumLineBytes, readsAhead: true, idleMilliseconds: idleMilliseconds)
         } catch {
             throw FixFileError(path: path, reason: error.reason)
         }

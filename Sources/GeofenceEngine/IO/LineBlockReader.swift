@@ -9,9 +9,9 @@
 /// the input's size; with `readsAhead`, into two such buffers in turn, so that a block stays
 /// valid while the next one is read and a caller can read ahead while it works on a block (a
 /// producer at the pipe's other end, such as `gzip -dc`, then runs while the block is worked
-/// on, not only while it is read). A pipe that goes quiet (a live feed) hands over the whole
-/// lines it sent once nothing more has come for ``defaultIdleMilliseconds``, so a slow
-/// producer's lines are not held until a block fills.
+/// on, not only while it is read). From a pipe, whole lines wait at most
+/// ``defaultIdleMilliseconds`` for more before they are handed over, so a live feed's lines
+/// are not held until a block fills.
 /// A mapped file must not shrink while it is read (a truncated mapping is a bus error):
 /// inputs that may change go through a pipe (`cat file |` … `--fixes /dev/stdin`).
 ///
@@ -107,27 +107,14 @@ package final class LineBlockReader {
         for buffer in buffers { if let base = buffer.baseAddress { Platform.free(base) } }
     }
 
-    /// The next block of whole lines, or nil at the end of the file. The bytes stay valid
-    /// until the next call (with `readsAhead`, the second call after).
-    /// - Throws: ``FileReadError`` when the file cannot be read, or has a line longer than
-    ///   ``maximumLineBytes`` that does not fit in a block.
-    package func nextBlock() throws(FileReadError) -> UnsafeRawBufferPointer? {
-        switch try nextChunk() {
-        case nil: return nil
-        case .lines(let block): return block
-        case .overlongLine(let bytes):
-            throw FileReadError(path: path, reason: "a line of \(bytes) bytes or more, longer than the maximum of \(maximumLineBytes)")
-        }
-    }
+    /// True when the file is mapped (a regular file): its blocks never wait for a producer.
+    package var isMapped: Bool { mapping != nil }
 
-    /// The next block of whole lines, or the length of a line too long to hold, or nil at the
-    /// end of the file.
-    ///
-    /// - Complexity: O(block size); one `read` call per block in the usual case.
-    package func nextChunk() throws(FileReadError) -> Chunk? {
-        if let mapping { return nextMappedChunk(mapping) }
+    /// ``nextChunk()``, or with `patience` ``nextChunk(orNotYetWithin:)``.
+    func next(givingUpAfter patience: Int32?) throws(FileReadError) -> Arrival {
+        if let mapping { return .chunk(nextMappedChunk(mapping)) }
         // Nothing left: no second buffer made for it.
-        if atEOF && carry == 0 && !skippingLine { return nil }
+        if atEOF && carry == 0 && !skippingLine { return .chunk(nil) }
         // Reading ahead, the buffer the last block of lines is not in; as large as the one
         // with the carry.
         target = readsAhead ? 1 - linesBuffer : 0
@@ -145,28 +132,50 @@ package final class LineBlockReader {
         carryBuffer = target
         lastBlockEnd = 0
         var filled = carry
+        let start = Platform.monotonicSeconds()
+        // When the first whole line of this block came (the carry has one after an overlong
+        // line was skipped).
+        var firstLine: Double? =
+            filled > 0 && Platform.firstLineBreak(in: buffer.baseAddress!.assumingMemoryBound(to: UInt8.self), from: 0, to: filled) < filled
+            ? start : nil
         while true {
             let base = buffer.baseAddress!.assumingMemoryBound(to: UInt8.self)
             if !atEOF && filled < buffer.count {
-                // A producer that pauses (a live feed, `tail -f`) has the whole lines it sent
-                // handed over now, not once a block has gathered; one that keeps writing
-                // never waits here, and its blocks stay whole.
-                if filled > carry && !Platform.waitReadable(fd, milliseconds: idleMilliseconds) {
-                    let cut = Self.lineEnd(base, filled)
-                    if cut > 0 { return linesUpTo(cut, filled: filled) }
+                if let firstLine {
+                    // Whole lines held: handed over once the idle time has passed since the
+                    // first came, or when the pipe stays quiet until then.
+                    let left = idleMilliseconds - Self.milliseconds(since: firstLine)
+                    if left <= 0 || !Platform.waitReadable(fd, milliseconds: left) {
+                        return .chunk(linesUpTo(Self.lineEnd(base, filled), filled: filled))
+                    }
+                } else if let patience {
+                    let left = patience - Self.milliseconds(since: start)
+                    if left <= 0 || !Platform.waitReadable(fd, milliseconds: left) {
+                        // Nothing whole yet: what came waits in this buffer for the next call.
+                        carry = filled
+                        return .notYet
+                    }
                 }
                 let n = try readMore(at: filled)
-                if n == 0 { atEOF = true } else { filled += n; continue }
+                if n == 0 {
+                    atEOF = true
+                } else {
+                    if firstLine == nil && Platform.firstLineBreak(in: base, from: filled, to: filled + n) < filled + n {
+                        firstLine = Platform.monotonicSeconds()
+                    }
+                    filled += n
+                    continue
+                }
             }
-            if filled == 0 { return nil }
+            if filled == 0 { return .chunk(nil) }
             if atEOF {
                 carry = 0
                 lastBlockEnd = filled
                 if filled > maximumLineBytes && Platform.firstLineBreak(in: base, from: 0, to: filled) == filled {
-                    return .overlongLine(bytes: filled)  // the last line, unterminated and too long
+                    return .chunk(.overlongLine(bytes: filled))  // the last line, unterminated and too long
                 }
                 linesBuffer = target
-                return .lines(UnsafeRawBufferPointer(rebasing: buffer[0..<filled]))
+                return .chunk(.lines(UnsafeRawBufferPointer(rebasing: buffer[0..<filled])))
             }
             // Full buffer: cut after its last line break.
             let cut = Self.lineEnd(base, filled)
@@ -177,13 +186,18 @@ package final class LineBlockReader {
                     skippingLine = true
                     carry = 0
                     lastBlockEnd = 0
-                    return .overlongLine(bytes: filled)
+                    return .chunk(.overlongLine(bytes: filled))
                 }
                 try grow(to: min(buffer.count * 2, maximumLineBytes + 1), keeping: filled)
                 continue
             }
-            return linesUpTo(cut, filled: filled)
+            return .chunk(linesUpTo(cut, filled: filled))
         }
+    }
+
+    /// Whole milliseconds since `time` (``Platform/monotonicSeconds()``), at most a day.
+    private static func milliseconds(since time: Double) -> Int32 {
+        Int32(min(86_400_000, max(0, (Platform.monotonicSeconds() - time) * 1000)))
     }
 
     /// The block of the lines before `cut` (just after a line break) of the `filled` bytes
@@ -202,18 +216,10 @@ package final class LineBlockReader {
         return cut
     }
 
-    /// How long a pipe may stay quiet before the whole lines read so far are handed over as
-    /// a block (see ``nextChunk()``): 100 ms. A producer that keeps writing is never this
-    /// slow between two reads, so its blocks stay whole; a live feed is answered within it.
+    /// How long the whole lines read from a pipe wait for more before they are handed over as
+    /// a block (see ``nextChunk()``): 100 ms. A producer that keeps writing fills a block
+    /// sooner (`gzip -dc`: 8 MiB in about 40 ms), so its blocks stay whole.
     package static let defaultIdleMilliseconds: Int32 = 100
-
-    /// Whether the next ``nextChunk()`` has something to start on within `milliseconds`:
-    /// bytes that arrive, the file's end, or a mapped file (always). False when a pipe stays
-    /// quiet that long, so a caller can hand out what it holds before it waits.
-    package func hasInput(withinMilliseconds milliseconds: Int32) -> Bool {
-        if mapping != nil || atEOF || skippingLine { return true }
-        return Platform.waitReadable(fd, milliseconds: milliseconds)
-    }
 
     /// Reads into the buffer from `offset`; the bytes read (0 at the end of the file).
     private func readMore(at offset: Int) throws(FileReadError) -> Int {
@@ -319,45 +325,5 @@ package final class LineBlockReader {
         mappedOffset = cut
         bytesRead = cut
         return .lines(UnsafeRawBufferPointer(rebasing: mapping[start..<cut]))
-    }
-
-    /// Calls `body` with each line (no line break) and its 1-based line number, in order.
-    /// A final line without a line break is a line too.
-    ///
-    /// A line longer than ``maximumLineBytes`` goes to `overlongLine` with its number and
-    /// length instead; without that handler it is an error (``FileReadError``).
-    /// `beforeWaiting` runs whenever the next block has not come yet (a live feed's pause):
-    /// a caller flushes its output there.
-    package func forEachLine(
-        _ body: (_ base: UnsafePointer<UInt8>, _ start: Int, _ end: Int, _ lineNumber: Int) throws -> Void,
-        overlongLine: ((_ lineNumber: Int, _ bytes: Int) throws -> Void)? = nil,
-        beforeWaiting: (() throws -> Void)? = nil
-    ) throws {
-        var lineNumber = 0
-        func overlong(_ bytes: Int) throws {
-            if let overlongLine { return try overlongLine(lineNumber, bytes) }
-            throw FileReadError(
-                path: path, reason: "line \(lineNumber): \(bytes) bytes or more, longer than the maximum of \(maximumLineBytes)")
-        }
-        while true {
-            if let beforeWaiting, !hasInput(withinMilliseconds: 0) { try beforeWaiting() }
-            guard let chunk = try nextChunk() else { break }
-            guard case .lines(let block) = chunk else {
-                if case .overlongLine(let bytes) = chunk {
-                    lineNumber += 1
-                    try overlong(bytes)
-                }
-                continue
-            }
-            let base = block.baseAddress!.assumingMemoryBound(to: UInt8.self)
-            var start = 0
-            let n = block.count
-            while start < n {
-                let end = Platform.firstLineBreak(in: base, from: start, to: n)
-                lineNumber += 1
-                if end - start > maximumLineBytes { try overlong(end - start) } else { try body(base, start, end, lineNumber) }
-                start = end + 1
-            }
-        }
     }
 }
