@@ -14,7 +14,9 @@ struct ContainsCommand: ParsableCommand {
             from 1; reasons parse, coordinate, lineLength for a line longer than 1 MiB). Blank \
             lines are not rows; the summary on standard error counts them. The rows are \
             answered on --threads threads (the batch containment query); the output is the \
-            same, byte for byte, for any thread count. From a pipe that goes quiet (a live             feed: --fixes /dev/stdin), the rows that came are answered and written within             about 0.1 s, not held until more arrive.
+            same, byte for byte, for any thread count. From a pipe that goes quiet (a live \
+            feed: --fixes /dev/stdin), the rows that came are answered and written \
+            within about 0.1 s, not held until more arrive.
             """
     )
 

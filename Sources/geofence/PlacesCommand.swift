@@ -20,7 +20,8 @@ struct PlacesCommand: ParsableCommand {
             bad row, which changes nothing: unreadable (parse), a field that is not UTF-8 \
             (encoding), a line longer than 1 MiB (lineLength), an unknown fence id \
             (unknownFence), a bad coordinate or accuracy, or a time earlier than the \
-            device's previous row (order). From a pipe that goes quiet (a live feed:             --signals /dev/stdin), each row's states are written as soon as it is read.
+            device's previous row (order). From a pipe that goes quiet (a live feed: \
+            --signals /dev/stdin), each row's states are written as soon as it is read.
             """
     )
 

@@ -92,5 +92,9 @@ struct ArgumentCLITests {
             orphans.append("\(a)⏎\(b)")
         }
         #expect(orphans.isEmpty, "\(command) --help: \(orphans.count) short lines, first: \(orphans.first ?? "")")
+        // The overview and discussion (lines not indented): no run of spaces inside a line,
+        // which a source line continued with its indentation leaves.
+        let gaps = lines.filter { !$0.hasPrefix(" ") && !$0.hasPrefix("USAGE:") && $0.contains("   ") }
+        #expect(gaps.isEmpty, "\(command) --help: a run of spaces in \(gaps.first ?? "")")
     }
 }
