@@ -26,12 +26,7 @@ package final class ContainsInput: @unchecked Sendable {
         idleMilliseconds: Int32 = LineBlockReader.defaultIdleMilliseconds
     ) throws(FixFileError) {
         self.path = path
-        do {
-            reader = try LineBlockReader(
-                path: path, blockSize: blockSize, maximumLineBytes: maximumLineBytes, readsAhead: true, idleMilliseconds: idleMilliseconds)
-        } catch {
-            throw FixFileError(path: path, reason: error.reason)
-        }
+        reader = try FixFileReader.openLines(path, blockSize: blockSize, maximumLineBytes: maximumLineBytes, idleMilliseconds: idleMilliseconds)
         (header, rest) = try FixFileReader.readHeader(reader, path: path)
     }
 

@@ -86,12 +86,16 @@ package enum ContainsRun {
             defer { pending.removeAll(keepingCapacity: true) }
             for bytes in pending { try write(bytes) }
         }
-        // The next block, every line answered so far written first (it may have to wait).
+        // From a pipe, before the run may wait for its producer: every line answered so far
+        // out, and flushed (a steady trickle is read ahead block after block, so this runs
+        // after every block, not only when the run waits).
+        func handOut() throws {
+            guard !reader.isMapped else { return }
+            try writePending()
+            try beforeWaiting()
+        }
         func nextWaiting() throws -> LineBlockReader.Chunk? {
-            if !reader.isMapped {
-                try writePending()
-                try beforeWaiting()
-            }
+            try handOut()
             return try next()
         }
         var summary = ContainsSummary()
@@ -151,10 +155,8 @@ package enum ContainsRun {
                         maximumLineBytes: maximumLineBytes)
                 } catch { failures[k] = error }
             }, meanwhile: {
-                // The block before's lines, flushed when the input is a pipe (a steady trickle
-                // is read ahead block after block, and would never be flushed otherwise).
                 try writePending()
-                if !reader.isMapped { try beforeWaiting() }
+                try handOut()
                 do throws(FileReadError) {
                     if case .chunk(let chunk) = try reader.nextChunk(orNotYetWithin: LineBlockReader.defaultIdleMilliseconds) {
                         following = .success(chunk)

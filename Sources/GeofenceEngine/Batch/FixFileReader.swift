@@ -34,12 +34,7 @@ package final class FixFileReader {
         idleMilliseconds: Int32 = LineBlockReader.defaultIdleMilliseconds
     ) throws(FixFileError) {
         self.path = path
-        do {
-            reader = try LineBlockReader(
-                path: path, blockSize: blockSize, maximumLineBytes: maximumLineBytes, readsAhead: true, idleMilliseconds: idleMilliseconds)
-        } catch {
-            throw FixFileError(path: path, reason: error.reason)
-        }
+        reader = try Self.openLines(path, blockSize: blockSize, maximumLineBytes: maximumLineBytes, idleMilliseconds: idleMilliseconds)
         if let given {
             // No header line: every line is data, the first is line 1; the first block is
             // read by the first `nextSlices` (an overlong first line is then a rejected row).
@@ -50,6 +45,20 @@ package final class FixFileReader {
         }
         nextLine = 2 + lineOffset
         (header, firstBlockRest) = try Self.readHeader(reader, path: path, lineNumber: 1 + lineOffset)
+    }
+
+    /// A fixes file's lines, read ahead (a pipe into two buffers in turn); shared by the batch
+    /// and `geofence contains`.
+    /// - Throws: ``FixFileError`` when the file cannot be opened.
+    static func openLines(_ path: String, blockSize: Int, maximumLineBytes: Int, idleMilliseconds: Int32) throws(FixFileError)
+        -> LineBlockReader
+    {
+        do {
+            return try LineBlockReader(
+                path: path, blockSize: blockSize, maximumLineBytes: maximumLineBytes, readsAhead: true, idleMilliseconds: idleMilliseconds)
+        } catch {
+            throw FixFileError(path: path, reason: error.reason)
+        }
     }
 
     /// Reads the header line from the first block of `reader`: the header, and the rest of
