@@ -114,7 +114,9 @@ struct ParallelContainmentTests {
 
     /// A warm evaluator gives each call its own answer: a large call, a smaller one, one with
     /// every fix outside the fences (no pair), one below the threads' minimum, an empty one,
-    /// and one of near and far fixes, in tile order and in input order.
+    /// and one of near and far fixes, in tile order and in input order. The callers' pairs are
+    /// reused from call to call, as the arrays are resized rather than cleared (nothing of a
+    /// larger answer before may stay); and without a grid (no fences) a reused answer empties.
     @Test("calls in a row, each its own answer", arguments: testSeeds(2, base: 307))
     func callsInARow(seed: UInt64) throws {
         let c = try Case(.city, seed: seed, fixes: 6_000)
@@ -126,13 +128,22 @@ struct ParallelContainmentTests {
         // Threads out of range are clamped, as BatchOptions clamps them.
         #expect(try ParallelContainmentEvaluator(fenceSet: c.set, threads: 0).threads == 1)
         #expect(try ParallelContainmentEvaluator(fenceSet: c.set, threads: -3).threads == 1)
+        var got = ContainmentPairs(), reused = ContainmentPairs()
         for (k, points) in batches.enumerated() {
-            var expected = ContainmentPairs(), got = ContainmentPairs()
-            try single.containing(latitudes: points.map(\.latitude), longitudes: points.map(\.longitude), order: .input, into: &expected)
+            var expected = ContainmentPairs()
+            let lat = points.map(\.latitude), lon = points.map(\.longitude)
+            try ContainmentEvaluator(fenceSet: c.set).containing(latitudes: lat, longitudes: lon, order: .input, into: &expected)
             for order in [ContainmentOrder.tiles, .input] {
-                try parallel.containing(latitudes: points.map(\.latitude), longitudes: points.map(\.longitude), order: order, into: &got)
+                try parallel.containing(latitudes: lat, longitudes: lon, order: order, into: &got)
                 Self.expectSame(Self.packed(got), Self.packed(expected), "seed \(seed) batch \(k) \(order): \(got.count) pairs, one evaluator \(expected.count)")
+                try single.containing(latitudes: lat, longitudes: lon, order: order, into: &reused)
+                Self.expectSame(Self.packed(reused), Self.packed(expected), "seed \(seed) batch \(k) \(order), warm evaluator and pairs: \(reused.count) pairs, a fresh one \(expected.count)")
             }
         }
+        let none = try FenceSet([])
+        #expect(!none.directory.isEnabled)
+        try ParallelContainmentEvaluator(fenceSet: none, threads: 2, minimumFixes: 1_000).containing(
+            latitudes: c.latitudes, longitudes: c.longitudes, into: &got)
+        #expect(got.count == 0 && got.slots.isEmpty, "seed \(seed): no fences, \(got.count) pairs")
     }
 }

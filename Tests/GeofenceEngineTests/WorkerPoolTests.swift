@@ -27,6 +27,41 @@ struct WorkerPoolTests {
         }
     }
 
+    /// Worker 0 is the calling thread and each other worker always the same thread of its own,
+    /// over batches back to back and batches after a pause longer than the workers watch (so
+    /// both the watching and the sleeping hand-over are used), with and without side work.
+    @Test("worker 0 is the caller, every other worker its own thread", arguments: [2, 3])
+    func workerThreads(threads: Int) throws {
+        let pool = try WorkerPool(threads: threads)
+        let caller = Platform.currentThread()
+        var seen: [Int: UInt] = [:]
+        for round in 0..<60 {
+            let count = 2 + round % 9
+            let ran = DisjointSlots<(Int, UInt)?>(repeating: nil, count: count)
+            let body: @Sendable (Int, Int) -> Void = { item, worker in
+                // Long enough for every worker to take some items in most rounds.
+                let until = ContinuousClock.now + .microseconds(50)
+                while ContinuousClock.now < until {}
+                ran[item] = (worker, Platform.currentThread())
+            }
+            if round % 2 == 0 {
+                pool.run(count: count, body)
+            } else {
+                pool.run(count: count, body, meanwhile: { () throws(Never) in })
+            }
+            for case let (worker, thread)? in ran.storage {
+                #expect(worker >= 0 && worker < threads, "round \(round)")
+                if worker == 0 { #expect(thread == caller, "round \(round): worker 0 is not the caller") }
+                if worker > 0 { #expect(thread != caller, "round \(round): worker \(worker) is the caller") }
+                if let before = seen[worker] { #expect(before == thread, "round \(round): worker \(worker) moved") }
+                seen[worker] = thread
+            }
+            #expect(ran.storage.allSatisfy { $0 != nil }, "round \(round): an item did not run")
+            if round % 10 == 9 { Platform.sleep(seconds: 0.002) }
+        }
+        #expect(seen.count >= 2, "only workers \(seen.keys.sorted()) took items")
+    }
+
     /// Starts threads for real until the `failAt`-th (0-based), which the system "refuses".
     final class FailingStarter: @unchecked Sendable {
         let failAt: Int
@@ -46,15 +81,16 @@ struct WorkerPoolTests {
 
     /// The measured failure: a worker that never existed made `run` wait forever. Now the
     /// pool's creation fails, names the thread, and the threads that did start end.
-    @Test("a thread that cannot start is an error, and the started ones stop", arguments: [0, 1, 3])
+    /// (Four workers are the caller and three threads.)
+    @Test("a thread that cannot start is an error, and the started ones stop", arguments: [0, 1, 2])
     func threadStartFailure(failAt: Int) throws {
         let starter = FailingStarter(failAt: failAt)
         do {
             _ = try WorkerPool(threads: 4, start: starter.start)
             Issue.record("the pool started with a failing thread")
         } catch {
-            #expect(error.thread == failAt + 1 && error.of == 4)
-            #expect(error.description.contains("cannot start thread \(failAt + 1) of 4: Resource temporarily unavailable"))
+            #expect(error.thread == failAt + 1 && error.of == 3)
+            #expect(error.description.contains("cannot start thread \(failAt + 1) of 3: Resource temporarily unavailable"))
         }
         // Every thread that started has returned from its loop (none waits for work forever).
         var waited = 0

@@ -30,10 +30,11 @@ package struct ContainsSummary: Sendable, Equatable {
 /// parser behind it for anything unusual) and answered through the batch query by its
 /// worker's own evaluator, then, once the slices' row and line counts are known, written as
 /// lines into the slice's own buffer; the buffers are handed to `write` in file order. So the
-/// output is byte for byte the one-thread output. While the workers parse and answer a block,
-/// the calling thread writes the lines of the block before and reads the block after
-/// (writing 35 MB to a file took a fifth of a 10k run's wall time when it stood between
-/// blocks; a `gzip -dc` at the pipe's other end stood still while a block was answered).
+/// output is byte for byte the one-thread output. While the other workers parse and answer a
+/// block, the calling thread writes the lines of the block before and reads the block after,
+/// then takes its share of the slices (writing 35 MB to a file took a fifth of a 10k run's
+/// wall time when it stood between blocks; a `gzip -dc` at the pipe's other end stood still
+/// while a block was answered).
 package enum ContainsRun {
     /// Answers every row of `path` and hands the output to `write` in order.
     ///
@@ -77,8 +78,8 @@ package enum ContainsRun {
         let pool = try WorkerPool(threads: threads)
         let evaluators = try EvaluatorBox((0..<pool.threads).map { _ throws(GEOSError) in try ContainmentEvaluator(fenceSet: fenceSet) })
         let ids = quotedIDs(fenceSet)
-        // While the workers parse and answer a block, the calling thread writes the lines of
-        // the block before: parsing fills a slice's rows, not its lines, which stay as they
+        // While the other workers parse and answer a block, the calling thread writes the
+        // lines of the block before: parsing fills a slice's rows, not its lines, which stay as they
         // are until the slice formats the next block, after the write.
         var slices: [ContainsSlice] = []
         var pending: [UnsafeRawBufferPointer] = []

@@ -62,8 +62,8 @@ final class ContainsSlice {
             lineIndex &+= 1
         }
         parsed.lineCount = lineIndex
-        parsed.pairs.removeAll()
-        guard !parsed.latitudes.isEmpty else { return }
+        // The pairs are replaced by the query (resized, not cleared: no zeroing pass).
+        guard !parsed.latitudes.isEmpty else { return parsed.pairs.removeAll() }
         try evaluator.containing(
             latitudes: parsed.latitudes, longitudes: parsed.longitudes, levels: parsed.anyLevel ? parsed.levels : nil,
             into: &parsed.pairs)

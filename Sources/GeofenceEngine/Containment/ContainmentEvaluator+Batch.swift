@@ -30,11 +30,11 @@ extension ContainmentEvaluator {
         order: ContainmentOrder = .automatic, into pairs: inout ContainmentPairs
     ) throws(GEOSError) {
         let n = Self.batchCount(latitudes, longitudes, levels)
-        pairs.removeAll()
-        guard n > 0 else { return }
-        let lat = latitudes.baseAddress!, lon = longitudes.baseAddress!, lev = levels?.baseAddress
-        guard hot.directoryEnabled else {
+        guard n > 0, hot.directoryEnabled else {
+            pairs.removeAll()
+            guard n > 0 else { return }
             // No grid: the tree answers fix by fix.
+            let lat = latitudes.baseAddress!, lon = longitudes.baseAddress!, lev = levels?.baseAddress
             var slots = candidates
             candidates = []
             defer { candidates = slots }
@@ -44,14 +44,31 @@ extension ContainmentEvaluator {
             }
             return
         }
-        let scratch = batchScratch()
         let found: Int
-        if Self.takesTileOrder(order, fixes: n, hotBytes: fenceSet.hotBytes) {
-            found = try containingInTileOrder(lat, lon, lev, count: n, options: options, scratch: scratch)
-        } else {
-            found = try blocks(lat, lon, lev, indexes: nil, count: n, options: options, scratch: scratch)
+        do {
+            found = try packedPairs(
+                latitudes.baseAddress!, longitudes.baseAddress!, levels?.baseAddress, count: n, options: options, order: order)
+        } catch {
+            pairs.removeAll()
+            throw error
         }
-        pairs.fill(from: scratch.pairs, count: found)
+        pairs.fill(from: batchScratch().pairs, count: found)
+    }
+
+    /// The batch query with a grid directory (``HotPath/directoryEnabled``), its pairs left
+    /// packed (`fix << 32 | slot`, in input order) at the start of `batchScratch().pairs` until
+    /// the evaluator's next batch: their count is returned. ``ParallelContainmentEvaluator``
+    /// copies them from there straight to their place in the batch's pairs.
+    /// - Precondition: `n > 0` and the directory is enabled.
+    func packedPairs(
+        _ lat: UnsafePointer<Double>, _ lon: UnsafePointer<Double>, _ lev: UnsafePointer<Int>?, count n: Int,
+        options: ContainmentOptions, order: ContainmentOrder
+    ) throws(GEOSError) -> Int {
+        let scratch = batchScratch()
+        if Self.takesTileOrder(order, fixes: n, hotBytes: fenceSet.hotBytes) {
+            return try containingInTileOrder(lat, lon, lev, count: n, options: options, scratch: scratch)
+        }
+        return try blocks(lat, lon, lev, indexes: nil, count: n, options: options, scratch: scratch)
     }
 
     /// ``containing(latitudes:longitudes:levels:options:order:into:)`` over arrays.

@@ -14,13 +14,18 @@ import GeofenceGEOS
 /// One call at a time: it is not `Sendable`, like the evaluators it holds.
 public final class ParallelContainmentEvaluator {
     public let fenceSet: FenceSet
-    /// The threads a call runs on (the calling thread waits).
+    /// The threads a call runs on, the calling thread one of them (``WorkerPool``).
     public let threads: Int
     let pool: WorkerPool
     let team: EvaluatorBox
     /// Each range's pairs (one slot a range), and each range's error.
     private let rangePairs: DisjointSlots<ContainmentPairs>
     private let failures: DisjointSlots<GEOSError?>
+    /// Each range's pairs while they are still packed in its evaluator's scratch (nil once
+    /// moved to ``rangePairs``), and their count; each worker's range held so.
+    private let packed: DisjointSlots<UnsafePointer<UInt64>?>
+    private let counts: DisjointSlots<Int>
+    private let held: DisjointSlots<Int>
     /// Fixes below which a call runs on the calling thread (``parallelMinimum``).
     let minimumFixes: Int
 
@@ -42,6 +47,9 @@ public final class ParallelContainmentEvaluator {
         pool = try WorkerPool(threads: threads)
         rangePairs = DisjointSlots(repeating: ContainmentPairs(), count: threads * Self.rangesPerThread)
         failures = DisjointSlots(repeating: nil, count: threads * Self.rangesPerThread)
+        packed = DisjointSlots(repeating: nil, count: threads * Self.rangesPerThread)
+        counts = DisjointSlots(repeating: 0, count: threads * Self.rangesPerThread)
+        held = DisjointSlots(repeating: -1, count: threads)
         self.minimumFixes = minimumFixes
     }
 
@@ -80,8 +88,9 @@ public final class ParallelContainmentEvaluator {
         }
     }
 
-    /// Fixes below which a batch runs on the calling thread: waking the threads costs more
-    /// than they save.
+    /// Fixes below which a batch runs on the calling thread. At 1k fences, the cheapest fixes
+    /// to answer, one thread against two per call (medians of 3 runs): 9,000 fixes 76 against
+    /// 41 µs, 15,000 78 against 75 µs, 30,000 251 against 135 µs; so two pay from about here.
     public static let parallelMinimum = 8_192
 
     /// Ranges of fixes a thread in input order (taken as the threads come free; input order
@@ -90,36 +99,70 @@ public final class ParallelContainmentEvaluator {
 
     /// The batch in `ranges` ranges of fixes, each answered by one evaluator's batch query in
     /// `order`, the ranges' pairs then copied to their places by the threads.
+    ///
+    /// A range's pairs stay packed in its evaluator's scratch, and go from there straight to
+    /// their place: one pass over the pairs, as on one thread. Only when a thread takes a
+    /// second range are the first one's pairs moved to its slot (``rangePairs``) before. (The
+    /// ranges' own arrays, then the joined ones, were two more passes: at 100k fences, 5.3M
+    /// pairs a million fixes, the join was 4.6 ms of an 88 ms call on two threads.)
     /// - Complexity: O(n / t) per thread, plus the exact tests.
     func splitByFixes(_ input: BatchInput, order: ContainmentOrder, ranges wanted: Int, into pairs: inout ContainmentPairs) throws(GEOSError) {
         let n = input.count
         let ranges = Swift.max(1, Swift.min(wanted, n, rangePairs.count))
         let found = rangePairs, failures = self.failures, team = self.team
-        for k in 0..<ranges { failures[k] = nil }
+        let packed = self.packed, counts = self.counts, held = self.held
+        for k in 0..<ranges {
+            failures[k] = nil
+            packed[k] = nil
+        }
+        for w in 0..<threads { held[w] = -1 }
         pool.run(count: ranges) { k, worker in
             let a = n &* k / ranges, b = n &* (k &+ 1) / ranges
+            let evaluator = team.evaluators[worker]
             do throws(GEOSError) {
-                try found.update(k) { (out) throws(GEOSError) in
-                    try team.evaluators[worker].containing(
-                        latitudes: UnsafeBufferPointer(start: input.latitudes + a, count: b &- a),
-                        longitudes: UnsafeBufferPointer(start: input.longitudes + a, count: b &- a),
-                        levels: input.levels.map { UnsafeBufferPointer(start: $0 + a, count: b &- a) },
-                        options: input.options, order: order, into: &out)
+                // This thread's range before, out of the scratch this range reuses.
+                if case let before = held[worker], before >= 0, let pointer = packed[before] {
+                    found.update(before) { $0.fill(from: pointer, count: counts[before]) }
+                    packed[before] = nil
                 }
-            } catch { failures[k] = error }
+                guard evaluator.hot.directoryEnabled else {
+                    try found.update(k) { (out) throws(GEOSError) in
+                        try evaluator.containing(
+                            latitudes: UnsafeBufferPointer(start: input.latitudes + a, count: b &- a),
+                            longitudes: UnsafeBufferPointer(start: input.longitudes + a, count: b &- a),
+                            levels: input.levels.map { UnsafeBufferPointer(start: $0 + a, count: b &- a) },
+                            options: input.options, order: order, into: &out)
+                    }
+                    counts[k] = found[k].count
+                    return
+                }
+                counts[k] = try evaluator.packedPairs(
+                    input.latitudes + a, input.longitudes + a, input.levels.map { $0 + a }, count: b &- a,
+                    options: input.options, order: order)
+                packed[k] = UnsafePointer(evaluator.batchScratch().pairs)
+                held[worker] = k
+            } catch {
+                failures[k] = error
+                counts[k] = 0
+            }
         }
         for k in 0..<ranges { if let error = failures[k] { throw error } }
         // Where each range's pairs go, then the copies (the range's fix indexes moved up by its
         // first fix's), a range a thread.
         var total = 0
         let starts = (0..<ranges).map { k in
-            defer { total &+= found[k].count }
+            defer { total &+= counts[k] }
             return total
         }
         pairs.fill(count: total) { fixes, slots in
             let outFixes = SharedPointer(fixes), outSlots = SharedPointer(slots)
             pool.run(count: ranges) { k, _ in
                 let offset = Int32(truncatingIfNeeded: n &* k / ranges), at = starts[k]
+                if let pointer = packed[k] {
+                    ContainmentPairs.unpack(
+                        pointer, count: counts[k], fixes: outFixes.base + at, slots: outSlots.base + at, adding: offset)
+                    return
+                }
                 found.update(k) { range in
                     range.fixes.withUnsafeBufferPointer { f in
                         for j in 0..<f.count { outFixes[at &+ j] = f[j] &+ offset }

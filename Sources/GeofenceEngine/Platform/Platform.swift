@@ -514,6 +514,16 @@ package enum Platform {
 
     // MARK: Threads
 
+    /// A number for the calling thread, the same for its whole life and different from every
+    /// other running thread's (`pthread_self`; tests check which thread ran a pool's worker).
+    package static func currentThread() -> UInt {
+        #if canImport(Glibc)
+        UInt(pthread_self())
+        #else
+        UInt(bitPattern: pthread_self())
+        #endif
+    }
+
     /// Starts a detached thread with a `stackSize`-byte stack that runs `body`.
     ///
     /// - Returns: nil when the thread runs, else why it could not be created (the error of
