@@ -118,6 +118,27 @@ struct EvaluateCLITests {
         try? FileManager.default.removeItem(atPath: path)
     }
 
+    /// Without `--threads`, the threads are the CPUs the process may run on: one under
+    /// `taskset -c 0`, the online cores otherwise (a container's cpuset, or `taskset`, no
+    /// longer gets a thread, and a spinning wait, for every core of the host).
+    @Test("the default threads follow the CPU affinity", .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/taskset")))
+    func defaultThreadsFollowAffinity() throws {
+        let dir = try CLIRunner.temporaryDirectory()
+        let fences = try write(Self.fences, "f.geojson", in: dir)
+        let fixes = try write("timestamp,device_id,lat,lon\n0,b,40.75,-73.98\n60000,b,40.75,-73.98\n", "x.csv", in: dir)
+        func threads(_ prefix: [String]) throws -> Int? {
+            let summary = dir.appendingPathComponent("s.json").path
+            try? FileManager.default.removeItem(atPath: summary)
+            let command = prefix + [CLIRunner.executable.path, "evaluate", "--fences", fences, "--fixes", fixes, "--output", "/dev/null", "--summary", summary]
+            let run = Platform.runAndWait(command)
+            #expect(run?.status == 0, "\(command)")
+            let json = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: summary))) as? [String: Any]
+            return json?["threads"] as? Int
+        }
+        #expect(try threads(["/usr/bin/taskset", "-c", "0"]) == 1)
+        #expect(try threads([]) == Platform.coreCount)
+    }
+
     @Test("--help names every option with its unit and default")
     func help() throws {
         let r = try CLIRunner.run(["evaluate", "--help"])

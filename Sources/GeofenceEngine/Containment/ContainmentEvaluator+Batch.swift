@@ -13,7 +13,7 @@ extension ContainmentEvaluator {
     /// caches, so a tile's fences stay in cache while its fixes are tested, and the pairs are
     /// put back in input order. `levels[i]` is fix i's level, `Int.min` for none (no array: no level).
     ///
-    /// `pairs` is cleared and filled in input order (fix ascending, then slot ascending); its
+    /// `pairs` is replaced by the answer, in input order (fix ascending, then slot ascending); its
     /// arrays and the evaluator's scratch keep their capacity, so a warm call allocates
     /// nothing. Same pairs as ``containing(latitude:longitude:level:options:into:)`` fix by fix.
     /// A fix whose coordinate is not valid (NaN, infinite, latitude beyond ±90, longitude

@@ -14,7 +14,9 @@ import GeofenceGEOS
 /// One call at a time: it is not `Sendable`, like the evaluators it holds.
 public final class ParallelContainmentEvaluator {
     public let fenceSet: FenceSet
-    /// The threads a call runs on, the calling thread one of them (``WorkerPool``).
+    /// The threads a call runs on, the calling thread one of them (``WorkerPool``): its share
+    /// of a call runs on the caller's stack, as a one-thread query does, so call from a thread
+    /// with a full-sized stack (deep polygons recurse in GEOS).
     public let threads: Int
     let pool: WorkerPool
     let team: EvaluatorBox

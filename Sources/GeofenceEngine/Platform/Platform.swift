@@ -430,8 +430,30 @@ package enum Platform {
         return getloadavg(&loads, 3) > 0 ? loads[0] : .nan
     }
 
-    /// Cores online (at least 1).
-    package static var coreCount: Int { Swift.max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))) }
+    /// The cores this process may run on (at least 1): on Linux the CPUs of its affinity mask
+    /// (`taskset`, a container's cpuset: `Cpus_allowed` in `/proc/self/status`, read once),
+    /// else the cores online. The default thread count, and whether a ``WorkerPool``'s threads
+    /// may spin while they wait, follow it. (A CPU quota, cgroup's `cpu.max`, is not counted.)
+    package static var coreCount: Int { allowedCores }
+
+    private static let allowedCores: Int = {
+        let online = Swift.max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
+        #if canImport(Glibc)
+        // `sched_getaffinity` is not in Swift's Glibc module (it needs _GNU_SOURCE).
+        guard let file = fopen("/proc/self/status", "r") else { return online }
+        defer { fclose(file) }
+        var line = [CChar](repeating: 0, count: 4096)
+        while fgets(&line, Int32(line.count), file) != nil {
+            let text = String(cString: line)
+            guard text.hasPrefix("Cpus_allowed:") else { continue }
+            let allowed = text.dropFirst("Cpus_allowed:".count).reduce(0) { sum, c in
+                sum + (c.hexDigitValue?.nonzeroBitCount ?? 0)
+            }
+            return allowed > 0 ? Swift.min(allowed, online) : online
+        }
+        #endif
+        return online
+    }()
 
     /// This process's id.
     package static var processID: Int32 { getpid() }

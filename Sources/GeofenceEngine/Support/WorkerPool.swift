@@ -4,7 +4,8 @@ import Synchronization
 /// A thread that could not be started: the system refused its stack or its limit on threads
 /// was reached.
 public struct ThreadStartError: Error, Hashable, Sendable, CustomStringConvertible {
-    /// The 1-based number of the thread that failed, and how many were asked for.
+    /// The 1-based number of the thread that failed, and how many threads the pool starts
+    /// (one fewer than its workers: the calling thread is worker 0).
     public var thread: Int
     public var of: Int
     /// The system's reason (`pthread_create`'s error).
@@ -128,7 +129,7 @@ package final class WorkerPool: @unchecked Sendable {
         /// Whether the workers and the caller watch before they sleep (not when there are
         /// more threads than cores: a watching thread would hold a core another needs).
         let watches: Bool
-        /// One a worker thread (index w − 1 for worker w).
+        /// One per worker thread (index w − 1 for worker w).
         let start: [DispatchSemaphore]
         let done = DispatchSemaphore(value: 0)
         let next = Atomic<Int>(0)
