@@ -90,11 +90,7 @@ package final class WorkerPool: @unchecked Sendable {
             for i in 0..<count { body(i, 0) }
             return
         }
-        lock.withLock { _ in
-            shared.begin(count: count, body)
-            shared.take(worker: 0)
-            shared.finish()
-        }
+        _ = lock.withLock { _ in shared.batch(count: count, body) { () throws(Never) in } }
     }
 
     /// ``run(count:_:)`` with `meanwhile` called on the calling thread first, while the other
@@ -112,15 +108,7 @@ package final class WorkerPool: @unchecked Sendable {
             run(count: count, body)
             return
         }
-        let failure: E? = lock.withLock { _ in
-            shared.begin(count: count, body)
-            var failure: E? = nil
-            do throws(E) { try meanwhile() } catch { failure = error }
-            shared.take(worker: 0)
-            shared.finish()
-            return failure
-        }
-        if let failure { throw failure }
+        if let failure = lock.withLock({ _ in shared.batch(count: count, body, meanwhile: meanwhile) }) { throw failure }
     }
 
     /// The state of one pool's threads.
@@ -159,6 +147,20 @@ package final class WorkerPool: @unchecked Sendable {
             busy.store(threads - 1, ordering: .relaxed)
             for s in start { s.signal() }
             epoch.add(1, ordering: .releasing)
+        }
+
+        /// One batch: the worker threads released, `meanwhile` on the calling thread, then the
+        /// caller's items as worker 0, then the wait for the threads. Returns what `meanwhile`
+        /// threw, once the batch is done.
+        func batch<E: Error>(
+            count: Int, _ body: @escaping @Sendable (Int, Int) -> Void, meanwhile: () throws(E) -> Void
+        ) -> E? {
+            begin(count: count, body)
+            var failure: E? = nil
+            do throws(E) { try meanwhile() } catch { failure = error }
+            take(worker: 0)
+            finish()
+            return failure
         }
 
         /// Runs items of the batch as `worker` until none is left.
