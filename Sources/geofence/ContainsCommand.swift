@@ -32,7 +32,7 @@ struct ContainsCommand: ParsableCommand {
     @Flag(name: .long, help: "Repair invalid polygons with GEOS MakeValid instead of failing.")
     var repair = false
 
-    @Option(name: .long, parsing: .unconditional, help: "Worker threads, 1 to 256 (default: the number of cores).")
+    @Option(name: .long, parsing: .unconditional, help: "Worker threads, 1 to 256 (default: the cores this process may use: its CPU affinity, or fewer under a cgroup CPU quota).")
     var threads: Int?
 
     func validate() throws {

@@ -51,7 +51,7 @@ struct EvaluateCommand: ParsableCommand {
     @Option(parsing: .unconditional, help: "Add this to every line number the summary reports (for a piece of a larger file fed through a pipe).")
     var lineOffset: Int = 0
 
-    @Option(parsing: .unconditional, help: "Worker threads, 1 to 256 (default: the number of cores).")
+    @Option(parsing: .unconditional, help: "Worker threads, 1 to 256 (default: the cores this process may use: its CPU affinity, or fewer under a cgroup CPU quota).")
     var threads: Int?
 
     @Option(parsing: .unconditional, help: "Evaluate only shard K of N (K/N, 0 <= K < N) of the devices.")

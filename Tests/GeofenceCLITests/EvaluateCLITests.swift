@@ -139,6 +139,27 @@ struct EvaluateCLITests {
         #expect(try threads([]) == Platform.coreCount)
     }
 
+    /// Under a cgroup CPU quota of one CPU (`docker run --cpus=1` on a larger host), the
+    /// default threads are one: not a thread, and a spinning wait, per host core that all share
+    /// one CPU's time. The command joins a group made for the test (where root may make one).
+    @Test(
+        "the default threads follow a cgroup CPU quota",
+        .enabled(if: Platform.coreCount > 1 && CPUQuotaGroup.available, "needs 2 cores and a cgroup this user may make"))
+    func defaultThreadsFollowQuota() throws {
+        let dir = try CLIRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let fences = try write(Self.fences, "f.geojson", in: dir)
+        let fixes = try write("timestamp,device_id,lat,lon\n0,b,40.75,-73.98\n60000,b,40.75,-73.98\n", "x.csv", in: dir)
+        let group = try #require(CPUQuotaGroup(cpus: 1))
+        defer { group.remove() }
+        let summary = dir.appendingPathComponent("s.json").path
+        let command = "echo $$ > '\(group.procs)' && exec '\(CLIRunner.executable.path)' evaluate --fences '\(fences)' --fixes '\(fixes)' --output /dev/null --summary '\(summary)'"
+        let run = Platform.runAndWait(["/bin/sh", "-c", command])
+        #expect(run?.status == 0, "\(command)")
+        let json = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: summary))) as? [String: Any]
+        #expect(json?["threads"] as? Int == 1)
+    }
+
     @Test("--help names every option with its unit and default")
     func help() throws {
         let r = try CLIRunner.run(["evaluate", "--help"])

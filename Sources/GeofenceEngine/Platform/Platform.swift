@@ -430,13 +430,41 @@ package enum Platform {
         return getloadavg(&loads, 3) > 0 ? loads[0] : .nan
     }
 
-    /// The cores this process may run on (at least 1): on Linux the CPUs of its affinity mask
-    /// (`taskset`, a container's cpuset: `Cpus_allowed` in `/proc/self/status`, read once),
-    /// else the cores online. The default thread count, and whether a ``WorkerPool``'s threads
-    /// may spin while they wait, follow it. (A CPU quota, cgroup's `cpu.max`, is not counted.)
+    /// The cores this process may run on (at least 1), read once: on Linux the CPUs of its
+    /// affinity mask (`taskset`, a container's cpuset: `Cpus_allowed` in `/proc/self/status`),
+    /// or fewer when a cgroup CPU quota allows fewer (``CPUQuota``: `docker run --cpus`, a
+    /// Kubernetes CPU limit); elsewhere the cores online. The default thread count, and
+    /// whether a ``WorkerPool``'s threads may spin while they wait, follow it.
     package static var coreCount: Int { allowedCores }
 
     private static let allowedCores: Int = {
+        let cores = affinityCores
+        #if canImport(Glibc)
+        if let quota = CPUQuota.cores(read: { smallTextFile($0) }) { return Swift.min(cores, quota) }
+        #endif
+        return cores
+    }()
+
+    /// The text of a small file (a `/proc` or `/sys` one, whose size is not known before it is
+    /// read), nil when it cannot be read or passes `limit` bytes.
+    package static func smallTextFile(_ path: String, limit: Int = 1 << 20) -> String? {
+        let fd = openForReading(path)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 16 << 10)
+        while true {
+            let got = chunk.withUnsafeMutableBytes { read(fd, into: $0.baseAddress!, count: $0.count) }
+            if got < 0 { return nil }
+            if got == 0 { break }
+            bytes.append(contentsOf: chunk[0..<got])
+            if bytes.count > limit { return nil }
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// The CPUs of the affinity mask, or the cores online.
+    private static let affinityCores: Int = {
         let online = Swift.max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
         #if canImport(Glibc)
         // `sched_getaffinity` is not in Swift's Glibc module (it needs _GNU_SOURCE).
