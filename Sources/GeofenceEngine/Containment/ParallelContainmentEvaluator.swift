@@ -55,7 +55,8 @@ public final class ParallelContainmentEvaluator {
         self.minimumFixes = minimumFixes
     }
 
-    /// One thread per core the system has online.
+    /// One thread per core this process may use: its CPU affinity on Linux, bounded by a cgroup
+    /// CPU quota (`docker run --cpus`, a Kubernetes CPU limit); the cores online elsewhere.
     public static var defaultThreads: Int { Swift.min(Platform.coreCount, WorkerPool.maximumThreads) }
 
     /// Every (fix, fence) pair where the fence contains the fix, found on ``threads`` threads:
