@@ -85,7 +85,7 @@ struct AtomicFileTests {
         try Self.withFolder { folder in
             let path = folder + "/hinted.bin"
             let bytes = (0..<(3 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 31) }
-            FileManager.default.createFile(atPath: path, contents: Data(bytes))
+            #expect(FileManager.default.createFile(atPath: path, contents: Data(bytes)))
             let file = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
             defer { try? file.close() }
             let device = try FileHandle(forWritingTo: URL(fileURLWithPath: "/dev/null"))

@@ -468,19 +468,14 @@ package enum Platform {
         let online = Swift.max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
         #if canImport(Glibc)
         // `sched_getaffinity` is not in Swift's Glibc module (it needs _GNU_SOURCE).
-        guard let file = fopen("/proc/self/status", "r") else { return online }
-        defer { fclose(file) }
-        var line = [CChar](repeating: 0, count: 4096)
-        while fgets(&line, Int32(line.count), file) != nil {
-            let text = String(cString: line)
-            guard text.hasPrefix("Cpus_allowed:") else { continue }
-            let allowed = text.dropFirst("Cpus_allowed:".count).reduce(0) { sum, c in
-                sum + (c.hexDigitValue?.nonzeroBitCount ?? 0)
-            }
-            return allowed > 0 ? Swift.min(allowed, online) : online
-        }
-        #endif
+        guard let status = smallTextFile("/proc/self/status"),
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("Cpus_allowed:") })
+        else { return online }
+        let allowed = line.dropFirst("Cpus_allowed:".count).reduce(0) { sum, c in sum + (c.hexDigitValue?.nonzeroBitCount ?? 0) }
+        return allowed > 0 ? Swift.min(allowed, online) : online
+        #else
         return online
+        #endif
     }()
 
     /// This process's id.
