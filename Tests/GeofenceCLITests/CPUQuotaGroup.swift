@@ -17,7 +17,10 @@ struct CPUQuotaGroup {
         let files = FileManager.default
         let name = "geofence-test-\(ProcessInfo.processInfo.processIdentifier)-\(UInt32.random(in: 0...UInt32.max))"
         for mount in CPUQuota.mounts(text) {
-            // Made beside this process's own group: its quota applies to the child alone.
+            // Made as a child of this process's own group: its quota applies to the process
+            // put in it alone. Where that cannot be (on v2 a group holding processes cannot
+            // give its children the cpu controller; on v1 a parent's lower quota refuses the
+            // write), the folder is removed and the next mount tried, and the test is skipped.
             guard let path = CPUQuota.path(in: groups, version2: mount.version2),
                 let own = CPUQuota.folder(of: path, mountRoot: mount.root, mountPoint: mount.point)
             else { continue }
@@ -42,10 +45,10 @@ struct CPUQuotaGroup {
     /// Whether a group can be made here (one is made and removed to find out).
     static let available: Bool = {
         guard let group = CPUQuotaGroup(cpus: 1) else { return false }
-        group.remove()
-        return true
+        return group.remove()
     }()
 
-    /// Removes the group (it must be empty: its processes ended).
-    func remove() { _ = rmdir(folder) }
+    /// Removes the group (it must be empty: its processes ended); false when it stays.
+    @discardableResult
+    func remove() -> Bool { rmdir(folder) == 0 }
 }

@@ -151,7 +151,7 @@ struct EvaluateCLITests {
         let fences = try write(Self.fences, "f.geojson", in: dir)
         let fixes = try write("timestamp,device_id,lat,lon\n0,b,40.75,-73.98\n60000,b,40.75,-73.98\n", "x.csv", in: dir)
         let group = try #require(CPUQuotaGroup(cpus: 1))
-        defer { group.remove() }
+        defer { #expect(group.remove(), "the test's cgroup \(group.folder) was not removed") }
         let summary = dir.appendingPathComponent("s.json").path
         let command = "echo $$ > '\(group.procs)' && exec '\(CLIRunner.executable.path)' evaluate --fences '\(fences)' --fixes '\(fixes)' --output /dev/null --summary '\(summary)'"
         let run = Platform.runAndWait(["/bin/sh", "-c", command])

@@ -89,6 +89,19 @@ struct CPUQuotaTests {
             #expect(Self.cores(files) == nil, "cpu.max \"\(text)\"")
         }
         #expect(CPUQuota.mounts("garbage\n1 2 3\n- - -\n").isEmpty)
+        // Quotas too large for any machine are capped, not trapped on.
+        for text in ["1e30 100000", "9223372036854775807 1", "1e308 1e-300"] {
+            let files = ["/proc/self/mountinfo": Self.version2Mounts, "/proc/self/cgroup": "0::/\n", "/sys/fs/cgroup/cpu.max": text]
+            #expect(Self.cores(files) == CPUQuota.mostCores, "cpu.max \"\(text)\"")
+        }
+        // A cgroup outside the namespace's root, or removed, names no folder.
+        for path in ["/../other", "/a/../../b", "/gone (deleted)"] {
+            let files = [
+                "/proc/self/mountinfo": Self.version2Mounts, "/proc/self/cgroup": "0::\(path)\n",
+                "/sys/fs/cgroup/cpu.max": "100000 100000", "/sys/fs/other/cpu.max": "100000 100000",
+            ]
+            #expect(Self.cores(files) == nil, "cgroup \(path)")
+        }
         let spaced = "60 1 0:40 / /mnt/my\\040groups rw - cgroup2 none rw\n"
         #expect(CPUQuota.mounts(spaced) == [CPUQuota.Mount(version2: true, root: "/", point: "/mnt/my groups")])
         let files = ["/proc/self/mountinfo": spaced, "/proc/self/cgroup": "0::/x\n", "/mnt/my groups/x/cpu.max": "100000 100000"]

@@ -440,7 +440,8 @@ package enum Platform {
     private static let allowedCores: Int = {
         let cores = affinityCores
         #if canImport(Glibc)
-        if let quota = CPUQuota.cores(read: { smallTextFile($0) }) { return Swift.min(cores, quota) }
+        // `mountinfo` passes 1 MiB on hosts with thousands of mounts (a busy container node).
+        if let quota = CPUQuota.cores(read: { smallTextFile($0, limit: 16 << 20) }) { return Swift.min(cores, quota) }
         #endif
         return cores
     }()

@@ -33,8 +33,12 @@ package enum CPUQuota {
                 if current.count < mount.point.count { break }
             }
         }
-        return best.map { Swift.max(1, Int($0.rounded(.up))) }
+        // Capped before the conversion: no quota file holds more CPUs, and a made-up one must not trap.
+        return best.map { Swift.max(1, Int(Swift.min($0.rounded(.up), Double(Self.mostCores)))) }
     }
+
+    /// The most cores a quota gives (more than any machine has).
+    static let mostCores = 1 << 20
 
     /// A cgroup file system mounted: v2, or v1 with the `cpu` controller.
     struct Mount: Equatable {
@@ -66,7 +70,9 @@ package enum CPUQuota {
     static func path(in text: String, version2: Bool) -> String? {
         for line in text.split(separator: "\n") {
             let parts = line.split(separator: ":", maxSplits: 2, omittingEmptySubsequences: false)
-            guard parts.count == 3 else { continue }
+            // A cgroup outside this process's namespace (`/../x`) or removed (` (deleted)`)
+            // names no folder under the mount.
+            guard parts.count == 3, !parts[2].contains("/.."), !parts[2].hasSuffix(" (deleted)") else { continue }
             let controllers = parts[1].split(separator: ",")
             if version2 ? (parts[0] == "0" && parts[1].isEmpty) : controllers.contains("cpu") { return String(parts[2]) }
         }
