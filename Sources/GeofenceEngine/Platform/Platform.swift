@@ -357,21 +357,8 @@ package enum Platform {
     /// parent's peak across fork and exec). macOS: `ru_maxrss`, which Darwin gives in bytes.
     package static func peakResidentBytes() -> Int {
         #if canImport(Glibc)
-        let fd = openForReading("/proc/self/status")
-        guard fd >= 0 else { return 0 }
-        defer { close(fd) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let n = chunk.withUnsafeMutableBytes { read(fd, into: $0.baseAddress!, count: $0.count) }
-            if n <= 0 { break }
-            bytes.append(contentsOf: chunk[0..<n])
-        }
-        let text = String(decoding: bytes, as: UTF8.self)
-        for line in text.split(separator: "\n") where line.hasPrefix("VmHWM:") {
-            return (Int(line.filter(\.isNumber)) ?? 0) * 1024  // the kernel reports kB
-        }
-        return 0
+        guard let value = statusField("VmHWM:") else { return 0 }
+        return (Int(value.filter(\.isNumber)) ?? 0) * 1024  // the kernel reports kB
         #else
         return selfUsage().map { Int($0.ru_maxrss) } ?? 0
         #endif
@@ -464,15 +451,22 @@ package enum Platform {
         return String(decoding: bytes, as: UTF8.self)
     }
 
+    /// The value of a line of `/proc/self/status` (what follows `key`, e.g. `"VmHWM:"`), nil
+    /// when the file or the line is missing.
+    private static func statusField(_ key: String) -> Substring? {
+        guard let status = smallTextFile("/proc/self/status"),
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix(key) })
+        else { return nil }
+        return line.dropFirst(key.count)
+    }
+
     /// The CPUs of the affinity mask, or the cores online.
     private static let affinityCores: Int = {
         let online = Swift.max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
         #if canImport(Glibc)
         // `sched_getaffinity` is not in Swift's Glibc module (it needs _GNU_SOURCE).
-        guard let status = smallTextFile("/proc/self/status"),
-            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("Cpus_allowed:") })
-        else { return online }
-        let allowed = line.dropFirst("Cpus_allowed:".count).reduce(0) { sum, c in sum + (c.hexDigitValue?.nonzeroBitCount ?? 0) }
+        guard let mask = statusField("Cpus_allowed:") else { return online }
+        let allowed = mask.reduce(0) { sum, c in sum + (c.hexDigitValue?.nonzeroBitCount ?? 0) }
         return allowed > 0 ? Swift.min(allowed, online) : online
         #else
         return online

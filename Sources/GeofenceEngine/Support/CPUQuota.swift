@@ -22,15 +22,15 @@ package enum CPUQuota {
             guard let path = Self.path(in: groups, version2: mount.version2),
                 let folder = Self.folder(of: path, mountRoot: mount.root, mountPoint: mount.point)
             else { continue }
-            // The cgroup's folder and its ancestors within the mount.
-            var current = folder
-            while true {
-                if let cpus = mount.version2 ? version2(current, read) : version1(current, read) {
+            // The cgroup's folder and its ancestors, up to the mount point (`folder` starts
+            // with it; each step drops the last path component).
+            var current = Substring(folder)
+            while current.count >= mount.point.count {
+                if let cpus = mount.version2 ? version2(String(current), read) : version1(String(current), read) {
                     best = Swift.min(best ?? cpus, cpus)
                 }
-                guard current.count > mount.point.count, let slash = current.lastIndex(of: "/") else { break }
-                current = String(current[..<slash])
-                if current.count < mount.point.count { break }
+                guard let slash = current.lastIndex(of: "/") else { break }
+                current = current[..<slash]
             }
         }
         // Capped before the conversion: no quota file holds more CPUs, and a made-up one must not trap.
@@ -100,7 +100,7 @@ package enum CPUQuota {
     static func version2(_ folder: String, _ read: (String) -> String?) -> Double? {
         guard let text = read(folder + "/cpu.max") else { return nil }
         let parts = text.split(whereSeparator: \.isWhitespace)
-        guard parts.count >= 1, let quota = Double(parts[0]) else { return nil }
+        guard let first = parts.first, let quota = Double(first) else { return nil }
         let period = parts.count >= 2 ? Double(parts[1]) ?? 0 : 100_000
         return cpus(quota: quota, period: period)
     }
