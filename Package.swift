@@ -92,6 +92,7 @@ let package = Package(
             dependencies: ["GeofenceEngine", "GeofenceGEOS", "GeofenceTestSupport"]
         ),
         .testTarget(name: "GeofenceCLITests", dependencies: ["geofence", "GeofenceEngine", "GeofenceTestSupport"]),
+        .testTarget(name: "GeofenceBenchTests", dependencies: ["geofence-bench"]),
     ],
     swiftLanguageModes: [.v6]
 )

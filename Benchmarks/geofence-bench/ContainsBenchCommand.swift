@@ -13,8 +13,9 @@ struct ContainsBenchCommand: ParsableCommand {
             Loading and index build are excluded from "seconds" and reported as "loadSeconds". \
             "seconds" is the median over the timed repeats of one pass's time; a repeat makes \
             as many passes as last 50 ms (1M fixes at 1k fences take under 10 ms; at most 1000), \
-            or --passes. --api fix calls the per-fix query once per fix, timed with its checksum \
-            as the C grid's loop is; --api batch hands the fixes to the batch query in one call \
+            counted from untimed warm passes after the first repeat, or --passes. --api fix \
+            calls the per-fix query once per fix, timed with its checksum as the C grid's loop \
+            is; --api batch hands the fixes to the batch query in one call \
             a pass (--order input|tiles|automatic): on several threads to \
             ParallelContainmentEvaluator, whose pairs come joined in input order (--by-ranges: \
             each thread's share to its own evaluator, pairs kept apart), timed as the Python \
@@ -151,9 +152,10 @@ struct ContainmentRun {
         let n = world.fixCount
         var times: [Double] = []
         var checksum = PairChecksum()
-        // A timed repeat makes enough passes over the fixes to last 50 ms or more (from the
-        // first, untimed-for-the-median repeat): 1M fixes at 1k fences take under 10 ms, where
-        // waking the threads and the host's hiccups would weigh as much as the work.
+        // A timed repeat makes enough passes over the fixes to last 50 ms or more (sized by
+        // ``warmPasses(_:)`` after the first, untimed-for-the-median repeat): 1M fixes at 1k
+        // fences take under 10 ms, where waking the threads and the host's hiccups would weigh
+        // as much as the work.
         var passes = fixedPasses ?? 1
         // The fixes in `chunks` equal ranges, taken by the threads as they come free (the
         // pool hands out items in order): a thread the host holds up leaves its remaining
@@ -199,8 +201,8 @@ struct ContainmentRun {
         }
         for repeatIndex in 0..<repeats {
             times.append(try pass(passes))
-            if repeatIndex == 0 && fixedPasses == nil {
-                passes = Self.passes(firstSeconds: times[0])
+            if repeatIndex == 0 && repeatIndex + 1 < repeats && fixedPasses == nil {
+                passes = try Self.warmPasses { try pass(1) }
                 // The workers' own buffers, first used now: warmed by an untimed pass (each
                 // worker that takes one of its earlier passes' items).
                 if keepsPairs && passes > 1 { _ = try pass(passes) }
@@ -225,14 +227,17 @@ struct ContainmentRun {
         var pairs = ContainmentPairs()
         var passes = fixedPasses ?? 1
         var times: [Double] = []
-        for repeatIndex in 0..<repeats {
-            times.append(try Measure.time {
-                for _ in 0..<passes {
+        func pass(_ rounds: Int) throws -> Double {
+            try Measure.time {
+                for _ in 0..<rounds {
                     try evaluator.containing(latitudes: latitudes, longitudes: longitudes, order: order, into: &pairs)
                 }
-            } / Double(passes))
-            if repeatIndex == 0 && fixedPasses == nil {
-                passes = Self.passes(firstSeconds: times[0])
+            } / Double(rounds)
+        }
+        for repeatIndex in 0..<repeats {
+            times.append(try pass(passes))
+            if repeatIndex == 0 && repeatIndex + 1 < repeats && fixedPasses == nil {
+                passes = try Self.warmPasses { try pass(1) }
             }
         }
         let timed = times.count > 1 ? Array(times.dropFirst()) : times
@@ -241,10 +246,31 @@ struct ContainmentRun {
             bestSeconds: timed.min()!, checksum: checker.checksum(pairs, from: 0), chunks: 0)
     }
 
-    /// Passes a timed repeat makes: enough to last 50 ms after a first repeat of
-    /// `firstSeconds` a pass, at most 1,000.
-    static func passes(firstSeconds: Double) -> Int {
-        Swift.min(1_000, Swift.max(1, Int((0.05 / Swift.max(firstSeconds, 1e-6)).rounded(.up))))
+    /// How long a timed repeat lasts at least (its passes' time, not counting the checksum).
+    static let repeatSeconds = 0.05
+
+    /// Passes a timed repeat makes: enough to last ``repeatSeconds`` at `secondsPerPass`, at
+    /// most 1,000.
+    static func passes(secondsPerPass: Double) -> Int {
+        Swift.min(1_000, Swift.max(1, Int((repeatSeconds / Swift.max(secondsPerPass, 1e-6)).rounded(.up))))
+    }
+
+    /// Passes a timed repeat makes, from warm passes: `onePass` (which returns its seconds)
+    /// called until ``repeatSeconds`` have gone by (at most 1,000 times), their mean time a
+    /// pass giving ``passes(secondsPerPass:)``. Untimed for the median.
+    ///
+    /// Sized from the first pass instead, which is cold, repeats were shorter than they should
+    /// be and held the slow passes right after it: at 1k fences on two threads the first pass
+    /// took 6–15 ms and the next ones up to 12, so a repeat made 4–5 passes (about 20 ms) and
+    /// 12 runs gave medians of 6.6–10.8 ms a pass, where runs of 20 passes a repeat (timed
+    /// from the 21st) gave 3.6–4.4 ms, in the same minutes.
+    static func warmPasses(_ onePass: () throws -> Double) rethrows -> Int {
+        var total = 0.0, count = 0
+        while total < repeatSeconds && count < 1_000 {
+            total += try onePass()
+            count += 1
+        }
+        return passes(secondsPerPass: total / Double(count))
     }
 
     /// Chunks a pass is cut into: one per thread for the batch (its cell sweep gains from

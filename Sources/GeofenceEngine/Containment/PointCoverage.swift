@@ -65,7 +65,10 @@ struct PointCoverage {
     func fineCell(latitude y: Double, longitude x: Double) -> (column: Int, row: Int, inside: Bool) {
         let p = SIMD2(x, y)
         let inside = (p .>= low) .& (p .<= high)
-        let v = pointwiseMin((p - low) * scale, last).replacing(with: 0, where: .!inside)
+        // The clamp as a compare and a select: `pointwiseMin` keeps IEEE's rules for NaN, which
+        // took a compare and a branch for each coordinate (NaN is not `inside` and becomes 0).
+        let scaled = (p - low) * scale
+        let v = scaled.replacing(with: last, where: scaled .> last).replacing(with: 0, where: .!inside)
         // `truncated` for both: the nearest integer in the low bits of v + 2⁵², less one
         // where that rounded up (the mask's lanes are −1 where true).
         let magic = SIMD2<Double>(repeating: 4_503_599_627_370_496.0)
