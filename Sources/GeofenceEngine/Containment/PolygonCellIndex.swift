@@ -108,8 +108,10 @@ struct PolygonCellIndex: Sendable {
             guard x >= low.x, y >= low.y, x <= high.x, y <= high.y else { return CellHit(from: 0, to: 0, odd: false) }
             let dimensions = high.z.bitPattern, bases = high.w.bitPattern
             let kx = Int(truncatingIfNeeded: dimensions & 0xFFFF_FFFF), ky = Int(truncatingIfNeeded: dimensions >> 32)
-            let cx = Swift.min(kx &- 1, Int((x - low.x) * low.z))
-            let cy = Swift.min(ky &- 1, Int((y - low.y) * -low.w))
+            // Inside the box, so both products are at least 0 and about the cells per side at
+            // most: the conversion without `Int(_:)`'s checks for NaN and range.
+            let cx = Swift.min(kx &- 1, PointCoverage.truncated((x - low.x) * low.z))
+            let cy = Swift.min(ky &- 1, PointCoverage.truncated((y - low.y) * -low.w))
             let cell = Int(truncatingIfNeeded: bases & 0xFFFF_FFFF) &+ cy &* kx &+ cx
             let entry = cells[cell]
             let listBase = Int(truncatingIfNeeded: bases >> 32)
