@@ -18,7 +18,10 @@ ENGINE=$(realpath "${1:?usage: spark_test.sh ENGINE}")
 VENV=$ROOT/.spark-venv
 REQUIREMENTS=$ROOT/integrations/spark/requirements.txt
 
-# --- Java 17 or newer.
+# --- Java 17 or newer. Every JVM here (the launcher, the master, the workers, the driver,
+# the executors) runs without its perf-data file, which would leave /tmp/hsperfdata_<user>
+# behind on a machine that had none.
+export JAVA_TOOL_OPTIONS="-XX:-UsePerfData${JAVA_TOOL_OPTIONS:+ $JAVA_TOOL_OPTIONS}"
 java_major() { java -version 2>&1 | sed -n 's/.*version "\([0-9]*\).*/\1/p' | head -1; }
 if ! command -v java >/dev/null 2>&1 || [ "$(java_major)" -lt 17 ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
