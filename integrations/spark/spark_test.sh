@@ -10,7 +10,8 @@
 # partition's rows, without Spark) and test_geofence_spark.py (every case against one
 # `geofence evaluate --threads 1`), and the one command through spark-submit twice: a
 # normal run, and an engine that crashes on one partition, which must fail the job (exit
-# status 1) and leave no output folder. Ends the cluster's processes it started.
+# status 1) and leave no output folder; and that no JVM left a perf-data folder in /tmp.
+# Ends the cluster's processes it started.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 ROOT=$PWD
@@ -22,6 +23,8 @@ REQUIREMENTS=$ROOT/integrations/spark/requirements.txt
 # the executors) runs without its perf-data file, which would leave /tmp/hsperfdata_<user>
 # behind on a machine that had none.
 export JAVA_TOOL_OPTIONS="-XX:-UsePerfData${JAVA_TOOL_OPTIONS:+ $JAVA_TOOL_OPTIONS}"
+PERF_DATA=/tmp/hsperfdata_$(id -un)  # HotSpot writes to /tmp whatever TMPDIR says
+[ -e "$PERF_DATA" ] && had_perf_data=1 || had_perf_data=0
 java_major() { java -version 2>&1 | sed -n 's/.*version "\([0-9]*\).*/\1/p' | head -1; }
 if ! command -v java >/dev/null 2>&1 || [ "$(java_major)" -lt 17 ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
@@ -130,6 +133,10 @@ if [ "$status" = 1 ] && grep -q "geofence engine failed on partition 0 (signal 1
 else
   report fail "crashing partition (exit status $status)"
   grep -v " INFO " "$LOG.crash" | tail -20 >&2
+fi
+# The JVMs (all still running here but the launchers) left no perf-data folder.
+if [ "$had_perf_data" = 0 ]; then
+  if [ -e "$PERF_DATA" ]; then report fail "the JVMs made $PERF_DATA"; else report ok "the JVMs made no $PERF_DATA"; fi
 fi
 echo "spark-submit checks: $passed passed, $((total - passed)) failed"
 exit $failed
