@@ -201,7 +201,7 @@ struct ContainmentRun {
         }
         for repeatIndex in 0..<repeats {
             times.append(try pass(passes))
-            if repeatIndex == 0 && repeatIndex + 1 < repeats && fixedPasses == nil {
+            if repeatIndex == 0 && repeats > 1 && fixedPasses == nil {
                 passes = try Self.warmPasses { try pass(1) }
                 // The workers' own buffers, first used now: warmed by an untimed pass (each
                 // worker that takes one of its earlier passes' items).
@@ -236,7 +236,7 @@ struct ContainmentRun {
         }
         for repeatIndex in 0..<repeats {
             times.append(try pass(passes))
-            if repeatIndex == 0 && repeatIndex + 1 < repeats && fixedPasses == nil {
+            if repeatIndex == 0 && repeats > 1 && fixedPasses == nil {
                 passes = try Self.warmPasses { try pass(1) }
             }
         }
