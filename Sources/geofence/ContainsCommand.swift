@@ -5,14 +5,17 @@ import GeofenceEngine
 struct ContainsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "contains",
-        abstract: "For each fix of a CSV file, list the fences that contain it (NDJSON, input order).",
+        abstract: "For each fix of a CSV file, list the fences that contain it (NDJSON or CSV pairs, input order).",
         discussion: """
             Fixes: CSV with a header naming at least device_id,timestamp,lat,lon (optional \
             accuracy, level), in any order; timestamp as epoch milliseconds or ISO-8601 with a \
             zone. Output: one line per data row, {"row":N,"geofenceIds":[...]} with ids sorted \
             ascending, or {"row":N,"error":"<reason>"} for a rejected row (N counts data rows \
             from 1; reasons parse, coordinate, lineLength for a line longer than 1 MiB). Blank \
-            lines are not rows; the summary on standard error counts them. The rows are \
+            lines are not rows; the summary on standard error counts them. With --format csv: \
+            a header row,geofenceId,error, then a line N,<id>, for each fence that contains row \
+            N (ids ascending), none for a row no fence contains, and N,,<reason>: ... for a \
+            rejected row; fields are quoted as RFC 4180 asks. The rows are \
             answered on --threads threads (the batch containment query); the output is the \
             same, byte for byte, for any thread count. From a pipe that goes quiet (a live \
             feed: --fixes /dev/stdin), the rows that came are answered and written \
@@ -26,8 +29,11 @@ struct ContainsCommand: ParsableCommand {
     @Option(name: .long, help: "CSV file of fixes.")
     var fixes: String
 
-    @Option(name: .long, help: "Write the NDJSON here instead of standard output.")
+    @Option(name: .long, help: "Write the output here instead of standard output.")
     var output: String?
+
+    @Option(name: .long, help: "Output: ndjson (a line per row) or csv (a line per row and fence that contains it).")
+    var format: ContainsFormat = .ndjson
 
     @Flag(name: .long, help: "Repair invalid polygons with GEOS MakeValid instead of failing.")
     var repair = false
@@ -63,7 +69,7 @@ struct ContainsCommand: ParsableCommand {
         let summary = try CLIError.reporting {
             // A live feed's answers reach the output before the run waits for more rows.
             let summary = try ContainsRun.run(
-                fenceSet: fenceSet, input: input, threads: threads ?? Platform.coreCount,
+                fenceSet: fenceSet, input: input, threads: threads ?? Platform.coreCount, format: format,
                 write: { bytes in try sink().write(bytes) }, beforeWaiting: { try out?.flush() })
             try sink().commit()
             return summary
@@ -71,6 +77,8 @@ struct ContainsCommand: ParsableCommand {
         FileHandleText.standardError(summary.line(file: fixes) + "\n")
     }
 }
+
+extension ContainsFormat: ExpressibleByArgument {}
 
 /// Row counts for a summary: read = answered + rejected, always.
 struct RowTally {

@@ -27,6 +27,33 @@ struct ContainsCLITests {
         #expect(r.stderr.contains("4 row(s) read, 2 answered, 2 rejected (coordinate 1, parse 1)"))
     }
 
+    @Test("--format csv writes a pair a line, rejected rows with their line, ids quoted where they must be")
+    func csvPairs() throws {
+        let dir = try CLIRunner.temporaryDirectory()
+        let fences = dir.appendingPathComponent("f.geojson")
+        try """
+            {"type":"FeatureCollection","features":[
+             {"type":"Feature","properties":{"id":"b, \\"the\\" circle","radius":100},"geometry":{"type":"Point","coordinates":[10,50]}},
+             {"type":"Feature","id":7,"properties":{},"geometry":{"type":"Polygon","coordinates":[[[9.99,49.99],[10.01,49.99],[10.01,50.01],[9.99,50.01],[9.99,49.99]]]}}
+            ]}
+            """.write(to: fences, atomically: true, encoding: .utf8)
+        let fixes = dir.appendingPathComponent("x.csv")
+        try "lon,device_id,lat,timestamp\n10,d1,50,1000\n10,d1,95,2000\n11,d1,50,3000\n10.005,d1,50.005,4000\n"
+            .write(to: fixes, atomically: true, encoding: .utf8)
+        let r = try CLIRunner.run(["contains", "--fences", fences.path, "--fixes", fixes.path, "--format", "csv"])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdoutLines == [
+            "row,geofenceId,error",
+            "1,7,",
+            #"1,"b, ""the"" circle","#,
+            #"2,,"coordinate: line 3: latitude 95.0 is outside [-90, 90]""#,
+            "4,7,",
+        ])
+        #expect(r.stderr.contains("4 row(s) read, 3 answered, 1 rejected (coordinate 1)"))
+        let bad = try CLIRunner.run(["contains", "--fences", fences.path, "--fixes", fixes.path, "--format", "xml"])
+        #expect(bad.status == 2 && bad.stderr.contains("'ndjson'") && bad.stderr.contains("'csv'"), "\(bad.stderr)")
+    }
+
     /// A live feed on standard input: the rows sent so far are answered on standard output
     /// while the input stays open (the output is flushed before the command waits for more;
     /// without that the lines sat in its buffer until the input closed).

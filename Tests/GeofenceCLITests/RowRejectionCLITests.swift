@@ -118,6 +118,20 @@ struct RowRejectionCLITests {
             #expect(pipedLines.count == 6 && pipedLines[1].hasPrefix(#"{"row":2,"error":"lineLength: line 3: "#), "\(pipedLines.first ?? "")")
             #expect(pipedLines.map { $0.replacingOccurrences(of: #"\d+ bytes or more"#, with: "N", options: .regularExpression) }
                 == contains.stdoutLines.map { $0.replacingOccurrences(of: #"\d+ bytes or more"#, with: "N", options: .regularExpression) })
+            // As CSV pairs, from the file (long lines in a block) and the pipe (long lines skipped
+            // as chunks): the same rows rejected, each a row of its own.
+            for viaPipe in [false, true] {
+                let output = dir.appendingPathComponent("contains.csv").path
+                let csv = try ResourceLimitCLITests.run(
+                    ["contains", "--fences", fences, "--fixes", viaPipe ? "/dev/stdin" : fixes, "--format", "csv", "--output", output],
+                    timeout: 120, stdin: viaPipe ? fixes : nil)
+                #expect(csv.status == 0 && !csv.signalled, "\(csv.stderr)")
+                let lines = try String(contentsOfFile: output, encoding: .utf8).split(separator: "\n").map(String.init)
+                #expect(lines.count == 7, "pipe \(viaPipe): \(lines.map { $0.prefix(60) })")
+                #expect(lines.first == "row,geofenceId,error")
+                #expect(lines.count == 7 && lines[2].hasPrefix(#"2,,"lineLength: line 3: "#) && lines[4].hasPrefix(#"4,,"lineLength: line 5: "#),
+                    "pipe \(viaPipe): \(lines.map { $0.prefix(60) })")
+            }
         }
     }
 }

@@ -29,33 +29,70 @@ struct ContainsRunTests {
         return text
     }
 
-    /// The twin: line by line, the full parser, one query per row.
+    /// One row's answer in the twin: the ids of the fences holding it, or a rejection's text.
+    enum RowAnswer: Equatable {
+        case ids([String])
+        case error(String)
+    }
+
+    /// The twin: line by line, the full parser, one query per row; its NDJSON.
     static func expected(_ text: String, set: FenceSet) throws -> (String, ContainsSummary) {
+        let (rows, summary) = try expectedRows(text, set: set)
+        return (render(rows, as: .ndjson), summary)
+    }
+
+    /// The twin's answers, row by row, and its counts.
+    static func expectedRows(_ text: String, set: FenceSet) throws -> ([RowAnswer], ContainsSummary) {
         let evaluator = try ContainmentEvaluator(fenceSet: set)
         // Split the bytes (a String splits "\r\n" as one character).
         var lines = Array(text.utf8).split(separator: 0x0A, omittingEmptySubsequences: false).map { Array($0) }
         if lines.last?.isEmpty == true { lines.removeLast() }
         let header = try lines[0].withUnsafeBytes { try FixCSVHeader(line: $0) }
-        var out = "", summary = ContainsSummary(), row = FixCSVRow(), slots: [Int32] = []
+        var answers: [RowAnswer] = [], summary = ContainsSummary(), row = FixCSVRow(), slots: [Int32] = []
         for (index, line) in lines.enumerated().dropFirst() {
             if line.isEmpty || line == [0x0D] { summary.blankLines += 1; continue }
             summary.read += 1
             let failure = line.withUnsafeBufferPointer { row.parse($0.baseAddress!, 0, line.count, header: header) }
             if let failure {
                 summary.rejectedByReason["parse", default: 0] += 1
-                out += #"{"row":\#(summary.read),"error":\#(JSONWriter.quoted("parse: line \(index + 1): \(failure.reason)"))}"# + "\n"
+                answers.append(.error("parse: line \(index + 1): \(failure.reason)"))
             } else if let reason = Coordinate(latitude: row.latitude, longitude: row.longitude).invalidReason {
                 summary.rejectedByReason["coordinate", default: 0] += 1
-                out += #"{"row":\#(summary.read),"error":\#(JSONWriter.quoted("coordinate: line \(index + 1): \(reason)"))}"# + "\n"
+                answers.append(.error("coordinate: line \(index + 1): \(reason)"))
             } else {
                 summary.answered += 1
                 try evaluator.containing(
                     latitude: row.latitude, longitude: row.longitude, level: row.level == Int.min ? nil : row.level, into: &slots)
-                let ids = slots.map { JSONWriter.quoted(set.id(at: Int($0))) }.joined(separator: ",")
-                out += #"{"row":\#(summary.read),"geofenceIds":[\#(ids)]}"# + "\n"
+                answers.append(.ids(slots.map { set.id(at: Int($0)) }))
             }
         }
-        return (out, summary)
+        return (answers, summary)
+    }
+
+    /// The twin's answers as `format` writes them, string by string.
+    static func render(_ answers: [RowAnswer], as format: ContainsFormat) -> String {
+        var out = format == .csv ? "row,geofenceId,error\n" : ""
+        for (k, answer) in answers.enumerated() {
+            let row = k + 1
+            switch (format, answer) {
+            case (.ndjson, .ids(let ids)):
+                out += #"{"row":\#(row),"geofenceIds":[\#(ids.map(JSONWriter.quoted).joined(separator: ","))]}"# + "\n"
+            case (.ndjson, .error(let text)):
+                out += #"{"row":\#(row),"error":\#(JSONWriter.quoted(text))}"# + "\n"
+            case (.csv, .ids(let ids)):
+                for id in ids { out += "\(row),\(csvField(id)),\n" }
+            case (.csv, .error(let text)):
+                out += "\(row),,\(csvField(text))\n"
+            }
+        }
+        return out
+    }
+
+    /// RFC 4180, plainly: quoted, quotes doubled, when the field holds a comma, a quote or a
+    /// line break.
+    static func csvField(_ s: String) -> String {
+        guard s.unicodeScalars.contains(where: { ",\"\n\r".unicodeScalars.contains($0) }) else { return s }
+        return "\"" + s.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 
     /// A seeded city of `fences` fences and a CSV of `rows` rows of every kind over it.
@@ -99,6 +136,53 @@ struct ContainsRunTests {
                     #expect(summary == counts, "seed \(seed) threads \(threads) block \(blockSize)")
                 }
             }
+        }
+    }
+
+    /// CSV pairs: the twin's rows as pairs, for any thread count and block size, with ids that
+    /// need quoting (commas, quotes, line breaks) and rejected rows' messages quoted where they
+    /// hold a comma.
+    @Test("CSV pairs: any thread count and block size give the twin's pairs and counts", arguments: [3, 4] as [UInt64])
+    func csvEqualsTwin(seed: UInt64) throws {
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        for seed in testSeeds(1, base: seed) {
+            var rng = SplitMix64(seed: seed)
+            var worldRng = SeededGenerator(seed: seed)
+            var fences = RandomWorld.city.fences(count: 200, &worldRng)
+            // Every third id in need of quotes; the rest plain.
+            for k in stride(from: 0, to: fences.count, by: 3) { fences[k].id = "f\(k),\"q\"" + (k % 2 == 0 ? "\nx" : "") }
+            let set = try FenceSet(fences)
+            let text = Self.csv(&rng, fences: fences, rows: 6_000)
+            let path = try Self.file(text, in: folder)
+            let (answers, counts) = try Self.expectedRows(text, set: set)
+            let expected = Self.render(answers, as: .csv)
+            #expect(expected.contains("\"\"q\"\"") && expected.contains(",,"), "seed \(seed): quoted ids and rejected rows")
+            for threads in [1, 2, 3] {
+                for blockSize in [4_096, 8 << 20] {
+                    var output: [UInt8] = []
+                    let summary = try ContainsRun.run(fenceSet: set, fixes: path, threads: threads, blockSize: blockSize, format: .csv) {
+                        output += $0
+                    }
+                    #expect(String(decoding: output, as: UTF8.self) == expected, "seed \(seed) threads \(threads) block \(blockSize)")
+                    #expect(summary == counts, "seed \(seed) threads \(threads) block \(blockSize)")
+                }
+            }
+        }
+    }
+
+    /// A file with a header and no rows: the CSV header alone (the NDJSON is empty).
+    @Test("a file without rows gives the CSV header alone")
+    func csvHeaderOnly() throws {
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = try Self.file("device_id,timestamp,lat,lon\n\n", in: folder)
+        let set = try FenceSet([])
+        for (format, expected) in [(ContainsFormat.csv, "row,geofenceId,error\n"), (.ndjson, "")] {
+            var output: [UInt8] = []
+            let summary = try ContainsRun.run(fenceSet: set, fixes: path, threads: 2, format: format) { output += $0 }
+            #expect(String(decoding: output, as: UTF8.self) == expected, "\(format)")
+            #expect(summary.read == 0 && summary.blankLines == 1)
         }
     }
 

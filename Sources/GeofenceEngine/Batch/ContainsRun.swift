@@ -23,7 +23,8 @@ package struct ContainsSummary: Sendable, Equatable {
 }
 
 /// `geofence contains` on every core: each row of a fix CSV answered with the ids of the fences
-/// that contain it, one NDJSON line per data row, in input order whatever the thread count.
+/// that contain it, one NDJSON line per data row or a CSV line per answer (``ContainsFormat``),
+/// in input order whatever the thread count.
 ///
 /// The file is read in blocks of whole lines (mapped when it is a regular file). Each block
 /// is cut into one slice per thread; every slice is parsed (the one-pass row parser, the full
@@ -42,6 +43,7 @@ package enum ContainsRun {
     ///   its block longer).
     /// - Parameter maximumLineBytes: a longer line is a row rejected with reason `lineLength`
     ///   (never held in memory); a longer header line is an error.
+    /// - Parameter format: NDJSON lines or CSV pairs.
     /// - Throws: ``FixFileError`` for an unreadable or empty file or a bad header,
     ///   ``ThreadStartError`` when a thread cannot start, ``GEOSError`` when GEOS fails, and
     ///   whatever `write` throws.
@@ -49,14 +51,14 @@ package enum ContainsRun {
     ///   file and their output.
     package static func run(
         fenceSet: FenceSet, fixes path: String, threads: Int, blockSize: Int = ContainsInput.defaultBlockSize,
-        maximumLineBytes: Int = LineBlockReader.defaultMaximumLineBytes,
+        maximumLineBytes: Int = LineBlockReader.defaultMaximumLineBytes, format: ContainsFormat = .ndjson,
         write: (UnsafeRawBufferPointer) throws -> Void
     ) throws -> ContainsSummary {
         let input = try ContainsInput(fixes: path, blockSize: blockSize, maximumLineBytes: maximumLineBytes)
-        return try run(fenceSet: fenceSet, input: input, threads: threads, write: write)
+        return try run(fenceSet: fenceSet, input: input, threads: threads, format: format, write: write)
     }
 
-    /// ``run(fenceSet:fixes:threads:blockSize:maximumLineBytes:write:)`` from a file already
+    /// ``run(fenceSet:fixes:threads:blockSize:maximumLineBytes:format:write:)`` from a file already
     /// opened and its header read (``ContainsInput/opening(fixes:blockSize:maximumLineBytes:while:)``
     /// reads it while the fences load).
     ///
@@ -65,19 +67,25 @@ package enum ContainsRun {
     /// ahead only when a whole line comes within that time, and before the run waits for
     /// rows that have not come, every line answered so far goes to `write`, then
     /// `beforeWaiting` runs (the command flushes its output there; from a pipe it also runs
-    /// after each block's lines are written).
+    /// after each block's lines are written). The CSV header goes to `write` first, once the
+    /// workers and their evaluators are ready.
     package static func run(
-        fenceSet: FenceSet, input: ContainsInput, threads: Int, write: (UnsafeRawBufferPointer) throws -> Void,
+        fenceSet: FenceSet, input: ContainsInput, threads: Int, format: ContainsFormat = .ndjson,
+        write: (UnsafeRawBufferPointer) throws -> Void,
         beforeWaiting: () throws -> Void = {}
     ) throws -> ContainsSummary {
-        let reader = input.reader, path = input.path, header = input.header, rest = input.rest
+        let reader = input.reader, path = input.path, fixHeader = input.header, rest = input.rest
         let maximumLineBytes = reader.maximumLineBytes
         func next() throws(FixFileError) -> LineBlockReader.Chunk? {
             do { return try reader.nextChunk() } catch { throw FixFileError(path: path, reason: error.reason) }
         }
         let pool = try WorkerPool(threads: threads)
         let evaluators = try EvaluatorBox((0..<pool.threads).map { _ throws(GEOSError) in try ContainmentEvaluator(fenceSet: fenceSet) })
-        let ids = quotedIDs(fenceSet)
+        let ids = format.ids(fenceSet)
+        let outputHeader = format.header
+        if outputHeader.utf8CodeUnitCount > 0 {
+            try write(UnsafeRawBufferPointer(start: outputHeader.utf8Start, count: outputHeader.utf8CodeUnitCount))
+        }
         // While the other workers parse and answer a block, the calling thread writes the
         // lines of the block before: parsing fills a slice's rows, not its lines, which stay as they
         // are until the slice formats the next block, after the write.
@@ -101,18 +109,15 @@ package enum ContainsRun {
         }
         var summary = ContainsSummary()
         var line = 2, row = 1, checkedBytes = 0, answersPerRow = 0
-        let mostAnswers = Self.mostAnswers(fenceSet), answerBytes = Self.bytesPerPair + ids.longest + 1
+        let mostAnswers = Self.mostAnswers(fenceSet), answerBytes = Self.bytesPerPair + ids.longest + format.bytesPerAnswer
         var chunk: LineBlockReader.Chunk? = try rest.map { .lines($0) } ?? nextWaiting()
         while let current = chunk {
             guard case .lines(let block) = current else {
                 // A line over the cap, never held: one rejected row.
                 guard case .overlongLine(let length) = current else { break }
                 try writePending()
-                var out: [UInt8] = []
-                out.append(contentsOf: "{\"row\":\(row),\"error\":".utf8)
-                JSONWriter.writeString(
-                    "lineLength: line \(line): \(length) bytes or more, longer than the maximum of \(maximumLineBytes)", to: &out)
-                out.append(contentsOf: "}\n".utf8)
+                let out = format.rejectedRow(
+                    row, "lineLength: line \(line): \(length) bytes or more, longer than the maximum of \(maximumLineBytes)")
                 try out.withUnsafeBytes { try write($0) }
                 summary.read += 1
                 summary.rejectedByReason["lineLength", default: 0] += 1
@@ -152,7 +157,7 @@ package enum ContainsRun {
             try pool.run(count: bounds.count, { k, worker in
                 do throws(GEOSError) {
                     try work.slices[k].parseAndAnswer(
-                        base.pointer, bounds[k].0, bounds[k].1, header: header, evaluator: evaluators.evaluators[worker],
+                        base.pointer, bounds[k].0, bounds[k].1, header: fixHeader, evaluator: evaluators.evaluators[worker],
                         maximumLineBytes: maximumLineBytes)
                 } catch { failures[k] = error }
             }, meanwhile: {
@@ -177,7 +182,7 @@ package enum ContainsRun {
             }
             let (rowStarts, lineStarts) = (firstRows, firstLines)
             pool.run(count: bounds.count) { k, _ in
-                work.slices[k].format(firstRow: rowStarts[k], firstLine: lineStarts[k], ids: ids)
+                work.slices[k].format(firstRow: rowStarts[k], firstLine: lineStarts[k], ids: ids, as: format)
             }
             PhaseTrace.mark("rows: format")
             let blockRows = slices.prefix(bounds.count).reduce(0) { $0 + $1.rows.count }
@@ -203,7 +208,8 @@ package enum ContainsRun {
     /// address-space limit (read like a pipe: two buffers), 1k fences, two threads.
     static let bytesPerBlockByte = 6
     /// Bytes of one answer's pair, in the slice's pairs and the batch's two (the pairs and
-    /// their sorting copy); its line adds the fence's quoted id and a comma.
+    /// their sorting copy); its output adds the fence's quoted id and the format's
+    /// ``ContainsFormat/bytesPerAnswer``.
     static let bytesPerPair = 3 * 2 * MemoryLayout<Int32>.stride
 
     /// The most fences one fix can be in, at most: the most candidates a cell of the
@@ -219,15 +225,6 @@ package enum ContainsRun {
         var n = 0
         for byte in block where byte == 0x0A { n &+= 1 }
         return n
-    }
-
-    /// Every fence's id as a JSON string, quotes included, by slot.
-    static func quotedIDs(_ set: FenceSet) -> ByteTable {
-        var table = ByteTableBuilder()
-        for slot in 0..<set.count {
-            table.appendWriting { JSONWriter.writeString(bytes: set.idBytes(at: slot), to: &$0) }
-        }
-        return table.frozen()
     }
 }
 

@@ -2,8 +2,8 @@ import GeofenceGEOS
 import GeofenceGeometry
 
 /// One slice of a block of `geofence contains` input (see ``ContainsRun``): its rows parsed,
-/// answered by the batch query, and written as NDJSON lines. Reused block after block, so its
-/// arrays keep their capacity.
+/// answered by the batch query, and written as NDJSON lines or CSV pairs (``ContainsFormat``).
+/// Reused block after block, so its arrays keep their capacity.
 final class ContainsSlice {
     // What parsing found: the accepted fixes, and for each row (non-blank line) in order the
     // index of its fix (≥ 0) or −(k + 1) for rejection k.
@@ -17,10 +17,10 @@ final class ContainsSlice {
     private(set) var lineCount = 0
     private var blankLines = 0
     private var pairs = ContainmentPairs()
-    /// The slice's NDJSON lines, once ``format(firstRow:firstLine:ids:)`` ran (reused: the
+    /// The slice's output lines, once ``format(firstRow:firstLine:ids:as:)`` ran (reused: the
     /// next block's lines overwrite them).
     private let lines = ScratchArray<UInt8>(capacity: 1 << 16)
-    /// The slice's NDJSON lines (valid until the next ``format(firstRow:firstLine:ids:)``).
+    /// The slice's output lines (valid until the next ``format(firstRow:firstLine:ids:as:)``).
     var output: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: lines.base, count: lines.count) }
 
     /// Parses the lines of `p[start ..< end]` (whole lines) and answers the accepted rows.
@@ -130,22 +130,27 @@ final class ContainsSlice {
         for r in rejections { summary.rejectedByReason[r.reason, default: 0] += 1 }
     }
 
-    /// Writes the slice's lines into ``output``: `{"row":N,"geofenceIds":[...]}` with the ids
-    /// ascending, or `{"row":N,"error":"<reason>: line L: ..."}`; rows numbered from
-    /// `firstRow`, physical lines from `firstLine`.
-    func format(firstRow: Int, firstLine: Int, ids: ByteTable) {
+    /// Writes the slice's lines into ``output``: for NDJSON `{"row":N,"geofenceIds":[...]}`
+    /// with the ids ascending, or `{"row":N,"error":"<reason>: line L: ..."}`; for CSV the
+    /// pairs (see ``ContainsFormat``). Rows are numbered from `firstRow`, physical lines from
+    /// `firstLine`; `ids` are the format's (``ContainsFormat/ids(_:)``).
+    func format(firstRow: Int, firstLine: Int, ids: ByteTable, as format: ContainsFormat) {
         let pairs = self.pairs, rows = self.rows, rejections = self.rejections
+        func message(_ k: Int) -> String {
+            let r = rejections[k]
+            return "\(r.reason): line \(firstLine + r.line): \(r.message)"
+        }
         pairs.fixes.withUnsafeBufferPointer { fixes in
             pairs.slots.withUnsafeBufferPointer { slots in
-                Self.write(rows: rows, firstRow: firstRow, fixes: fixes, slots: slots, ids: ids, to: lines) { k in
-                    let r = rejections[k]
-                    return "\(r.reason): line \(firstLine + r.line): \(r.message)"
+                switch format {
+                case .ndjson: Self.write(rows: rows, firstRow: firstRow, fixes: fixes, slots: slots, ids: ids, to: lines, message: message)
+                case .csv: Self.writePairs(rows: rows, firstRow: firstRow, fixes: fixes, slots: slots, ids: ids, to: lines, message: message)
                 }
             }
         }
     }
 
-    /// The lines of `rows` (see ``format(firstRow:firstLine:ids:)``) in place of `out`'s
+    /// The NDJSON lines of `rows` (see ``format(firstRow:firstLine:ids:as:)``) in place of `out`'s
     /// elements; `message(k)` is rejection k's error text. A static function over locals: no
     /// class property is touched per row.
     ///
@@ -201,7 +206,7 @@ final class ContainsSlice {
     }
 
     @inline(__always)
-    private static func put(_ s: StaticString, at p: UnsafeMutablePointer<UInt8>) -> UnsafeMutablePointer<UInt8> {
+    static func put(_ s: StaticString, at p: UnsafeMutablePointer<UInt8>) -> UnsafeMutablePointer<UInt8> {
         p.update(from: s.utf8Start, count: s.utf8CodeUnitCount)
         return p + s.utf8CodeUnitCount
     }
