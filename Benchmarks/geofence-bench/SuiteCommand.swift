@@ -19,7 +19,8 @@ struct SuiteCommand: ParsableCommand {
             of ../shared/peers) the containment case also runs the C grid, Shapely bbox_prepared \
             and DuckDB's grid join in the same minutes, and the ratios are taken against them; \
             the whole case times `geofence contains` on the peers' CSV (GeoJSON and compiled \
-            fences) against `duckdb_bench.py --whole`, whole processes under /usr/bin/time -v.
+            fences) against `duckdb_bench.py --whole`, whole processes under /usr/bin/time -v, \
+            to /dev/null and then writing their pairs to a file (--format csv).
             """
     )
 
@@ -123,6 +124,9 @@ struct SuiteCommand: ParsableCommand {
     /// The whole `geofence contains` command on the peers' CSV, GeoJSON and compiled fences,
     /// against DuckDB's best whole-process run (`--whole --mode grid`), all on `threads` threads,
     /// in turn for `wholeRounds` rounds; medians of wall time, and of the per-round ratios.
+    /// Output to /dev/null, as DuckDB's script writes by default; then both again writing their
+    /// pairs to a new file in the scratch folder (`--format csv`: the pairs DuckDB's `COPY`
+    /// writes; ours synced and renamed into place, as every output of the command is).
     func whole(folder: String, fences f: Int, report: inout BenchReport) throws {
         guard let peer = peerRunner else { throw BenchError("the whole case needs --peers (or $PEERS)") }
         let csv = "\(folder)/fixes_\(fixes).csv"
@@ -143,20 +147,36 @@ struct SuiteCommand: ParsableCommand {
         Platform.setEnvironment("GEOFENCE_CACHE_DIR", records)
         defer { Platform.setEnvironment("GEOFENCE_CACHE_DIR", caller) }
         let engine = EvaluateRunner.executable
-        func contains(_ fences: String) -> [String] {
-            [engine, "contains", "--fences", fences, "--fixes", csv, "--threads", "\(threads)", "--output", "/dev/null"]
+        func contains(_ fences: String, _ extra: [String] = ["--output", "/dev/null"]) -> [String] {
+            [engine, "contains", "--fences", fences, "--fixes", csv, "--threads", "\(threads)"] + extra
         }
         let duck = ["python3", "\(peer.folder)/duckdb_bench.py", "--whole", "--F", "\(f)", "--threads", "\(threads)", "--mode", "grid",
                     "--fixes-csv", csv]
-        var runs: [[WholeProcess.Result]] = [[], [], []]
+        let ourFile = scratch.appendingPathComponent("pairs-engine.csv").path, duckFile = scratch.appendingPathComponent("pairs-duckdb.csv").path
+        let commands = [
+            contains(compiled), contains(geojson), duck,
+            contains(geojson, ["--format", "csv", "--output", ourFile]), duck + ["--out", duckFile],
+        ]
+        var runs: [[WholeProcess.Result]] = Array(repeating: [], count: commands.count)
         for _ in 0..<wholeRounds {
-            for (k, command) in [contains(compiled), contains(geojson), duck].enumerated() { runs[k].append(try WholeProcess.time(command)) }
+            for (k, command) in commands.enumerated() {
+                // Each run writes a new file, as a user's first run does.
+                for file in [ourFile, duckFile] { try? FileManager.default.removeItem(atPath: file) }
+                runs[k].append(try WholeProcess.time(command))
+            }
         }
-        let names = ["geofence contains (compiled fences)", "geofence contains (GeoJSON fences)", "duckdb --whole grid (peer)"]
-        for k in 0..<3 {
+        let names = [
+            "geofence contains (compiled fences)", "geofence contains (GeoJSON fences)", "duckdb --whole grid (peer)",
+            "geofence contains --format csv to a file (GeoJSON fences)", "duckdb --whole grid to a file (peer)",
+        ]
+        // Each engine run against its DuckDB run: to /dev/null, and to a file.
+        let peerOf = [0: 2, 1: 2, 3: 4]
+        for k in 0..<commands.count {
             let wall = Measure.median(runs[k].map(\.wallSeconds))
             var ratios: [(String, Double)] = []
-            if k < 2 { ratios.append(("duckdb grid", Measure.median(zip(runs[2], runs[k]).map { $0.wallSeconds / $1.wallSeconds }))) }
+            if let d = peerOf[k] {
+                ratios.append((d == 2 ? "duckdb grid" : "duckdb grid to a file", Measure.median(zip(runs[d], runs[k]).map { $0.wallSeconds / $1.wallSeconds })))
+            }
             report.records.append(BenchRecord(
                 benchCase: "whole", method: names[k], fences: f, fixes: fixes, threads: threads, seconds: wall,
                 rate: Double(fixes) / wall, peakRSSMiB: Measure.median(runs[k].map(\.peakRSSMiB)), ratios: ratios,
