@@ -70,7 +70,8 @@ extension ContainmentEvaluator {
         keys: UnsafeMutablePointer<UInt64>, count: Int, latitude: Double, longitude: Double, level: Int?,
         options: ContainmentOptions
     ) throws(GEOSError) -> Int {
-        let hot = self.hot
+        // `self.hot` read in place, as in `containingCandidates`: a local copy was a 249-byte
+        // memcpy call for every fix with a candidate (the polygon test takes the path by address).
         // The same constant as Sphere.degreesToRadians, as a literal: the cross-module static
         // costs an accessor call per query.
         let degreesToRadians = Double.pi / 180.0
@@ -89,9 +90,14 @@ extension ContainmentEvaluator {
                     circle.w, latitude1: latR, longitude1: lonR,
                     latitude2: circle.x, longitude2: circle.y, cosLatitude2: circle.z, sinLatitude2: high.x)
             } else {
-                inside = try answerBit(
-                    hot.polygonTest(position: position, x: longitude, y: latitude), slot: Int(key >> 32), latitude: latitude,
-                    longitude: longitude)
+                // `HotPath.polygonTest` spelled out on the two records at hand: called as a
+                // method, the whole path (249 bytes) was copied for it, by a memcpy call, for
+                // every polygon tested.
+                let result =
+                    high.z.bitPattern == 0
+                    ? hot.polygons.test(slot: position, x: longitude, y: latitude)
+                    : hot.cells.test(circle, high, x: longitude, y: latitude)
+                inside = try answerBit(result, slot: Int(key >> 32), latitude: latitude, longitude: longitude)
             }
             keys[kept] = key
             kept &+= inside
