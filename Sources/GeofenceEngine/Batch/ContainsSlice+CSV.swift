@@ -6,7 +6,7 @@ extension ContainsSlice {
     ///
     /// Each pair's line is written through a pointer into room made for it (as the NDJSON
     /// lines are: an array appended to piece by piece pays a check per piece); a rejected
-    /// row's message is quoted through ``CSVText``.
+    /// row's line is ``ContainsFormat/rejectedRow(_:_:)``'s.
     /// - Complexity: O(rows + pairs + the bytes of their ids).
     static func writePairs(
         rows: [Int32], firstRow: Int, fixes: UnsafeBufferPointer<Int32>, slots: UnsafeBufferPointer<Int32>, ids: ByteTable,
@@ -19,13 +19,7 @@ extension ContainsSlice {
         for (k, entry) in rows.enumerated() {
             let row = UInt64(firstRow &+ k)
             guard entry >= 0 else {
-                var line: [UInt8] = []
-                line.reserveCapacity(64)
-                var text = "\(row),,"
-                text.withUTF8 { line.append(contentsOf: $0) }
-                var reason = message(Int(-entry - 1))
-                reason.withUTF8 { CSVText.writeField($0, to: &line) }
-                line.append(0x0A)
+                let line = ContainsFormat.csv.rejectedRow(firstRow &+ k, message(Int(-entry - 1)))
                 line.withUnsafeBufferPointer { out.append($0.baseAddress!, count: $0.count) }
                 continue
             }

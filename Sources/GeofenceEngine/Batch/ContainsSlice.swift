@@ -157,26 +157,20 @@ final class ContainsSlice {
     /// Each answered line is written through a pointer into room made for all of it at once
     /// (an array appended to piece by piece paid a uniqueness and a capacity check per piece:
     /// formatting was an eighth of the whole command at 10k fences). A rejected row's line
-    /// goes through ``JSONWriter`` (its message needs escaping).
+    /// is ``ContainsFormat/rejectedRow(_:_:)``'s (its message escaped by ``JSONWriter``).
     /// - Complexity: O(rows + the bytes of their ids).
     static func write(
         rows: [Int32], firstRow: Int, fixes: UnsafeBufferPointer<Int32>, slots: UnsafeBufferPointer<Int32>, ids: ByteTable,
         to out: ScratchArray<UInt8>, message: (Int) -> String
     ) {
-        let rowHead: StaticString = #"{"row":"#, idsHead: StaticString = #","geofenceIds":["#
-        let errorHead: StaticString = #","error":"#, idsTail: StaticString = "]}\n", errorTail: StaticString = "}\n"
+        let rowHead: StaticString = #"{"row":"#, idsHead: StaticString = #","geofenceIds":["#, idsTail: StaticString = "]}\n"
         let fixed = rowHead.utf8CodeUnitCount + DecimalText.maximumBytes + idsHead.utf8CodeUnitCount + idsTail.utf8CodeUnitCount
         let idBytes = ids.bytes.pointer, idEnds = ids.offsets.pointer
         out.count = 0
         var next = 0  // the next pair: pairs are in fix order
         for (k, entry) in rows.enumerated() {
             guard entry >= 0 else {
-                var line: [UInt8] = []
-                Self.append(rowHead, to: &line)
-                JSONNumber.write(Int64(firstRow &+ k), to: &line)
-                Self.append(errorHead, to: &line)
-                JSONWriter.writeString(message(Int(-entry - 1)), to: &line)
-                Self.append(errorTail, to: &line)
+                let line = ContainsFormat.ndjson.rejectedRow(firstRow &+ k, message(Int(-entry - 1)))
                 line.withUnsafeBufferPointer { out.append($0.baseAddress!, count: $0.count) }
                 continue
             }
@@ -209,10 +203,5 @@ final class ContainsSlice {
     static func put(_ s: StaticString, at p: UnsafeMutablePointer<UInt8>) -> UnsafeMutablePointer<UInt8> {
         p.update(from: s.utf8Start, count: s.utf8CodeUnitCount)
         return p + s.utf8CodeUnitCount
-    }
-
-    @inline(__always)
-    private static func append(_ s: StaticString, to output: inout [UInt8]) {
-        output.append(contentsOf: UnsafeBufferPointer(start: s.utf8Start, count: s.utf8CodeUnitCount))
     }
 }
