@@ -9,8 +9,8 @@ struct ContainsCommand: ParsableCommand {
         discussion: """
             Fixes: CSV with a header naming at least device_id,timestamp,lat,lon (optional \
             accuracy, level), in any order; timestamp as epoch milliseconds or ISO-8601 with a \
-            zone. Output: one line per data row, {"row":N,"geofenceIds":[...]} with ids sorted \
-            ascending, or {"row":N,"error":"<reason>"} for a rejected row (N counts data rows \
+            zone. Output (the default, --format ndjson): one line per data row, \
+            {"row":N,"geofenceIds":[...]} with ids sorted ascending, or {"row":N,"error":"<reason>"} for a rejected row (N counts data rows \
             from 1; reasons parse, coordinate, lineLength for a line longer than 1 MiB). Blank \
             lines are not rows; the summary on standard error counts them. With --format csv: \
             a header row,geofenceId,error, then a line N,<id>, for each fence that contains row \
