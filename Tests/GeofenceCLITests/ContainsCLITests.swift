@@ -3,19 +3,25 @@ import Testing
 
 @Suite("geofence contains")
 struct ContainsCLITests {
-    @Test("answers every row in input order and rejects bad rows with their line")
-    func answersAndRejects() throws {
+    /// Two files in a new folder: two fences (a circle with id `circleID`, as JSON text, and the square
+    /// polygon 7 around it) and a fix CSV of `rows` after the header `lon,device_id,lat,timestamp`.
+    static func files(circleID: String, rows: String) throws -> (fences: URL, fixes: URL) {
         let dir = try CLIRunner.temporaryDirectory()
         let fences = dir.appendingPathComponent("f.geojson")
         try """
             {"type":"FeatureCollection","features":[
-             {"type":"Feature","properties":{"id":"b","radius":100},"geometry":{"type":"Point","coordinates":[10,50]}},
+             {"type":"Feature","properties":{"id":\(circleID),"radius":100},"geometry":{"type":"Point","coordinates":[10,50]}},
              {"type":"Feature","id":7,"properties":{},"geometry":{"type":"Polygon","coordinates":[[[9.99,49.99],[10.01,49.99],[10.01,50.01],[9.99,50.01],[9.99,49.99]]]}}
             ]}
             """.write(to: fences, atomically: true, encoding: .utf8)
         let fixes = dir.appendingPathComponent("x.csv")
-        try "lon,device_id,lat,timestamp\n10,d1,50,1000\n10,d1,95,2000\n10,d1,50,never\n11,d1,50,3000\n"
-            .write(to: fixes, atomically: true, encoding: .utf8)
+        try ("lon,device_id,lat,timestamp\n" + rows).write(to: fixes, atomically: true, encoding: .utf8)
+        return (fences, fixes)
+    }
+
+    @Test("answers every row in input order and rejects bad rows with their line")
+    func answersAndRejects() throws {
+        let (fences, fixes) = try Self.files(circleID: #""b""#, rows: "10,d1,50,1000\n10,d1,95,2000\n10,d1,50,never\n11,d1,50,3000\n")
         let r = try CLIRunner.run(["contains", "--fences", fences.path, "--fixes", fixes.path])
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.stdoutLines == [
@@ -29,17 +35,8 @@ struct ContainsCLITests {
 
     @Test("--format csv writes a pair a line, rejected rows with their line, ids quoted where they must be")
     func csvPairs() throws {
-        let dir = try CLIRunner.temporaryDirectory()
-        let fences = dir.appendingPathComponent("f.geojson")
-        try """
-            {"type":"FeatureCollection","features":[
-             {"type":"Feature","properties":{"id":"b, \\"the\\" circle","radius":100},"geometry":{"type":"Point","coordinates":[10,50]}},
-             {"type":"Feature","id":7,"properties":{},"geometry":{"type":"Polygon","coordinates":[[[9.99,49.99],[10.01,49.99],[10.01,50.01],[9.99,50.01],[9.99,49.99]]]}}
-            ]}
-            """.write(to: fences, atomically: true, encoding: .utf8)
-        let fixes = dir.appendingPathComponent("x.csv")
-        try "lon,device_id,lat,timestamp\n10,d1,50,1000\n10,d1,95,2000\n11,d1,50,3000\n10.005,d1,50.005,4000\n"
-            .write(to: fixes, atomically: true, encoding: .utf8)
+        let (fences, fixes) = try Self.files(
+            circleID: #""b, \"the\" circle""#, rows: "10,d1,50,1000\n10,d1,95,2000\n11,d1,50,3000\n10.005,d1,50.005,4000\n")
         let r = try CLIRunner.run(["contains", "--fences", fences.path, "--fixes", fixes.path, "--format", "csv"])
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.stdoutLines == [

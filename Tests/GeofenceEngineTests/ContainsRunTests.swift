@@ -95,12 +95,34 @@ struct ContainsRunTests {
         return "\"" + s.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 
-    /// A seeded city of `fences` fences and a CSV of `rows` rows of every kind over it.
-    static func world(seed: UInt64, fences count: Int, rows: Int) throws -> (FenceSet, String) {
+    /// A seeded city of `fences` fences and a CSV of `rows` rows of every kind over it; `id`
+    /// may rename fence k (nil: its own id).
+    static func world(
+        seed: UInt64, fences count: Int, rows: Int, id: (Int) -> String? = { _ in nil }
+    ) throws -> (FenceSet, String) {
         var rng = SplitMix64(seed: seed)
         var worldRng = SeededGenerator(seed: seed)
-        let fences = RandomWorld.city.fences(count: count, &worldRng)
+        var fences = RandomWorld.city.fences(count: count, &worldRng)
+        for k in fences.indices { if let name = id(k) { fences[k].id = name } }
         return (try FenceSet(fences), csv(&rng, fences: fences, rows: rows))
+    }
+
+    /// Runs the file at `path` on 1–3 threads and each of `blockSizes`, and expects the twin's
+    /// `expected` output and `counts` every time.
+    static func expectEveryRun(
+        _ set: FenceSet, _ path: String, format: ContainsFormat = .ndjson, blockSizes: [Int], expected: String,
+        counts: ContainsSummary, seed: UInt64
+    ) throws {
+        for threads in [1, 2, 3] {
+            for blockSize in blockSizes {
+                var output: [UInt8] = []
+                let summary = try ContainsRun.run(fenceSet: set, fixes: path, threads: threads, blockSize: blockSize, format: format) {
+                    output += $0
+                }
+                #expect(String(decoding: output, as: UTF8.self) == expected, "seed \(seed) \(format) threads \(threads) block \(blockSize)")
+                #expect(summary == counts, "seed \(seed) \(format) threads \(threads) block \(blockSize)")
+            }
+        }
     }
 
     /// A new temporary folder (the caller removes it).
@@ -126,16 +148,7 @@ struct ContainsRunTests {
             let path = try Self.file(text, in: folder)
             let (expected, counts) = try Self.expected(text, set: set)
             #expect(counts.rejected > 0 && counts.blankLines > 0, "seed \(seed): the file has rejections and blank lines")
-            for threads in [1, 2, 3] {
-                for blockSize in [4_096, 100_000, 8 << 20] {
-                    var output: [UInt8] = []
-                    let summary = try ContainsRun.run(fenceSet: set, fixes: path, threads: threads, blockSize: blockSize) {
-                        output += $0
-                    }
-                    #expect(String(decoding: output, as: UTF8.self) == expected, "seed \(seed) threads \(threads) block \(blockSize)")
-                    #expect(summary == counts, "seed \(seed) threads \(threads) block \(blockSize)")
-                }
-            }
+            try Self.expectEveryRun(set, path, blockSizes: [4_096, 100_000, 8 << 20], expected: expected, counts: counts, seed: seed)
         }
     }
 
@@ -147,27 +160,15 @@ struct ContainsRunTests {
         let folder = try Self.folder()
         defer { try? FileManager.default.removeItem(at: folder) }
         for seed in testSeeds(1, base: seed) {
-            var rng = SplitMix64(seed: seed)
-            var worldRng = SeededGenerator(seed: seed)
-            var fences = RandomWorld.city.fences(count: 200, &worldRng)
             // Every third id in need of quotes; the rest plain.
-            for k in stride(from: 0, to: fences.count, by: 3) { fences[k].id = "f\(k),\"q\"" + (k % 2 == 0 ? "\nx" : "") }
-            let set = try FenceSet(fences)
-            let text = Self.csv(&rng, fences: fences, rows: 6_000)
+            let (set, text) = try Self.world(seed: seed, fences: 200, rows: 6_000) { k in
+                k % 3 == 0 ? "f\(k),\"q\"" + (k % 2 == 0 ? "\nx" : "") : nil
+            }
             let path = try Self.file(text, in: folder)
             let (answers, counts) = try Self.expectedRows(text, set: set)
             let expected = Self.render(answers, as: .csv)
             #expect(expected.contains("\"\"q\"\"") && expected.contains(",,"), "seed \(seed): quoted ids and rejected rows")
-            for threads in [1, 2, 3] {
-                for blockSize in [4_096, 8 << 20] {
-                    var output: [UInt8] = []
-                    let summary = try ContainsRun.run(fenceSet: set, fixes: path, threads: threads, blockSize: blockSize, format: .csv) {
-                        output += $0
-                    }
-                    #expect(String(decoding: output, as: UTF8.self) == expected, "seed \(seed) threads \(threads) block \(blockSize)")
-                    #expect(summary == counts, "seed \(seed) threads \(threads) block \(blockSize)")
-                }
-            }
+            try Self.expectEveryRun(set, path, format: .csv, blockSizes: [4_096, 8 << 20], expected: expected, counts: counts, seed: seed)
         }
     }
 

@@ -90,13 +90,7 @@ extension ContainmentEvaluator {
                     circle.w, latitude1: latR, longitude1: lonR,
                     latitude2: circle.x, longitude2: circle.y, cosLatitude2: circle.z, sinLatitude2: high.x)
             } else {
-                // `HotPath.polygonTest` spelled out on the two records at hand: called as a
-                // method, the whole path (249 bytes) was copied for it, by a memcpy call, for
-                // every polygon tested.
-                let result =
-                    high.z.bitPattern == 0
-                    ? hot.polygons.test(slot: position, x: longitude, y: latitude)
-                    : hot.cells.test(circle, high, x: longitude, y: latitude)
+                let result = HotPath.polygonTest(hot.polygons, hot.cells, position: position, circle, high, x: longitude, y: latitude)
                 inside = try answerBit(result, slot: Int(key >> 32), latitude: latitude, longitude: longitude)
             }
             keys[kept] = key

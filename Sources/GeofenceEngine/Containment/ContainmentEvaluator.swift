@@ -183,9 +183,20 @@ struct HotPath {
     /// edge runs when it has no cells.
     @inline(__always)
     func polygonTest(position: Int, x: Double, y: Double) -> PolygonTestResult {
-        let high = records[2 &* position &+ 1]
+        Self.polygonTest(polygons, cells, position: position, records[2 &* position], records[2 &* position &+ 1], x: x, y: y)
+    }
+
+    /// ``polygonTest(position:x:y:)`` on the polygon's two records, read already (`low`,
+    /// `high`), and the two indexes it needs, not the whole path: called as a method from
+    /// the per-fix loop, the path (249 bytes) was copied by a `memcpy` call for every polygon
+    /// tested.
+    @inline(__always)
+    static func polygonTest(
+        _ polygons: PolygonEdgeIndex.View, _ cells: PolygonCellIndex.View, position: Int, _ low: SIMD4<Double>,
+        _ high: SIMD4<Double>, x: Double, y: Double
+    ) -> PolygonTestResult {
         if high.z.bitPattern == 0 { return polygons.test(slot: position, x: x, y: y) }
-        return cells.test(records[2 &* position], high, x: x, y: y)
+        return cells.test(low, high, x: x, y: y)
     }
 
     /// The level rule (semantics §2) for the fence at storage position `position`.
