@@ -75,6 +75,44 @@ struct CircleTestTwinTests {
         }
     }
 
+    /// The two-lane squares (the batch sweep's circle step, two fixes a step) answer each lane
+    /// as the one-point squares do: centres anywhere, on the poles and beside the antimeridian,
+    /// radii from 10 cm to 50 km, points on, near and far from the edge, paired at random,
+    /// and lanes that are not numbers.
+    @Test("the two-lane squares answer each lane as the one-point squares", arguments: testSeeds(3, base: 131))
+    func twoLaneSquares(seed: UInt64) {
+        var rng = SeededGenerator(seed: seed)
+        let toRadians = Double.pi / 180
+        var answers = [0, 0, 0]
+        for _ in 0..<3_000 {
+            let latitude = rng.chance(0.05) ? (rng.chance(0.5) ? 90.0 : -90.0) : rng.double(-89.99...89.99)
+            let longitude = rng.chance(0.2) ? 180 - rng.double(0...0.01) : rng.double(-180...180)
+            let centre = Coordinate(latitude: latitude, longitude: longitude)
+            let radius = rng.logUniform(0.1, 50_000)
+            let threshold = Sphere.capThreshold(radius: radius)
+            let (lat2, lon2) = (centre.latitude * toRadians, centre.longitude * toRadians)
+            let cos2 = cos(lat2)
+            var lat1 = SIMD2<Double>(), lon1 = SIMD2<Double>()
+            for lane in 0..<2 {
+                let share = [rng.double(0...3), 1 + rng.double(-1e-6...1e-6), 1 + rng.double(-1e-3...1e-3)][rng.int(0...2)]
+                let point = Sphere.destination(from: centre, distance: radius * share, bearing: rng.double(0...(2 * .pi)))
+                lat1[lane] = point.latitude * toRadians
+                lon1[lane] = point.longitude * toRadians
+                if rng.chance(0.03) { lat1[lane] = [Double.nan, .infinity, -.infinity][rng.int(0...2)] }
+                if rng.chance(0.03) { lon1[lane] = [Double.nan, .infinity, -.infinity][rng.int(0...2)] }
+            }
+            let both = Sphere.capSquares(threshold, latitudes: lat1, longitudes: lon1, latitude2: lat2, longitude2: lon2, cosLatitude2: cos2)
+            for lane in 0..<2 {
+                let one = Sphere.capSquares(
+                    threshold, latitude1: lat1[lane], longitude1: lon1[lane], latitude2: lat2, longitude2: lon2, cosLatitude2: cos2)
+                #expect(Int(both[lane]) == one, "seed \(seed): centre \(centre) radius \(radius) lane \(lane) (\(lat1[lane]), \(lon1[lane])): \(both[lane]) against \(one)")
+                if (0...2).contains(one) { answers[one] += 1 }
+            }
+        }
+        // Outside, inside and undecided all met.
+        #expect(answers.allSatisfy { $0 > 100 }, "seed \(seed): answers 0, 1, 2: \(answers)")
+    }
+
     /// The squares' rounding allowance, where the truncation bound leaves next to none: points
     /// moved along one coordinate, the other the centre's give or take a few ulps (so `2|x|·y²`
     /// is at most about an ulp of the term, and `x⁴/3 + y⁴/3` far below one for radii of a few
