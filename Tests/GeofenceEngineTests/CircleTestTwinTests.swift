@@ -35,6 +35,22 @@ struct CircleTestTwinTests {
         }
     }
 
+    /// A circle anywhere (on a pole one time in twenty, its centre beside the antimeridian one
+    /// in five), radius 10 cm to 50 km, and its threshold.
+    static func circleAnywhere(_ rng: inout SeededGenerator) -> (centre: Coordinate, radius: Double, threshold: Double) {
+        let latitude = rng.chance(0.05) ? (rng.chance(0.5) ? 90.0 : -90.0) : rng.double(-89.99...89.99)
+        let longitude = rng.chance(0.2) ? 180 - rng.double(0...0.01) : rng.double(-180...180)
+        let radius = rng.logUniform(0.1, 50_000)
+        return (Coordinate(latitude: latitude, longitude: longitude), radius, Sphere.capThreshold(radius: radius))
+    }
+
+    /// A point at `share` of the radius from the centre: anywhere up to three radii, or within
+    /// a millionth or a thousandth of the edge.
+    static func pointAround(_ centre: Coordinate, radius: Double, _ rng: inout SeededGenerator) -> (share: Double, point: Coordinate) {
+        let share = [rng.double(0...3), 1 + rng.double(-1e-6...1e-6), 1 + rng.double(-1e-3...1e-3)][rng.int(0...2)]
+        return (share, Sphere.destination(from: centre, distance: radius * share, bearing: rng.double(0...(2 * .pi))))
+    }
+
     /// The plain squares' answer (`Sphere.capSquares`, which the cap test starts from) is the
     /// `sin` computation's wherever it gives one: centres anywhere, on the poles and beside
     /// the antimeridian (points across it), radii from 10 cm to 50 km, points on, near and far
@@ -45,15 +61,10 @@ struct CircleTestTwinTests {
         let toRadians = Double.pi / 180
         var clear = 0, decided = 0
         for _ in 0..<4_000 {
-            let latitude = rng.chance(0.05) ? (rng.chance(0.5) ? 90.0 : -90.0) : rng.double(-89.99...89.99)
-            let longitude = rng.chance(0.2) ? 180 - rng.double(0...0.01) : rng.double(-180...180)
-            let centre = Coordinate(latitude: latitude, longitude: longitude)
-            let radius = rng.logUniform(0.1, 50_000)
-            let threshold = Sphere.capThreshold(radius: radius)
+            let (centre, radius, threshold) = Self.circleAnywhere(&rng)
             let (lat2, lon2) = (centre.latitude * toRadians, centre.longitude * toRadians)
             for _ in 0..<6 {
-                let share = [rng.double(0...3), 1 + rng.double(-1e-6...1e-6), 1 + rng.double(-1e-3...1e-3)][rng.int(0...2)]
-                let point = Sphere.destination(from: centre, distance: radius * share, bearing: rng.double(0...(2 * .pi)))
+                let (share, point) = Self.pointAround(centre, radius: radius, &rng)
                 let (lat1, lon1) = (point.latitude * toRadians, point.longitude * toRadians)
                 let holds = Sphere.haversineTerm(
                     latitude1: lat1, longitude1: lon1, cosLatitude1: cos(lat1), latitude2: lat2, longitude2: lon2,
@@ -62,7 +73,7 @@ struct CircleTestTwinTests {
                     threshold, latitude1: lat1, longitude1: lon1, latitude2: lat2, longitude2: lon2, cosLatitude2: cos(lat2))
                 #expect(squares == 2 || (squares == 1) == holds, "seed \(seed): centre \(centre) radius \(radius) point \(point): \(squares), exact \(holds)")
                 // Away from the edge (1 % of the radius), off the poles, within 0.01 rad.
-                if abs(share - 1) > 0.01, abs(latitude) < 80, radius < 20_000, abs(centre.longitude - point.longitude) < 0.5 {
+                if abs(share - 1) > 0.01, abs(centre.latitude) < 80, radius < 20_000, abs(centre.longitude - point.longitude) < 0.5 {
                     clear += 1
                     if squares != 2 { decided += 1 }
                 }
@@ -85,17 +96,12 @@ struct CircleTestTwinTests {
         let toRadians = Double.pi / 180
         var answers = [0, 0, 0]
         for _ in 0..<3_000 {
-            let latitude = rng.chance(0.05) ? (rng.chance(0.5) ? 90.0 : -90.0) : rng.double(-89.99...89.99)
-            let longitude = rng.chance(0.2) ? 180 - rng.double(0...0.01) : rng.double(-180...180)
-            let centre = Coordinate(latitude: latitude, longitude: longitude)
-            let radius = rng.logUniform(0.1, 50_000)
-            let threshold = Sphere.capThreshold(radius: radius)
+            let (centre, radius, threshold) = Self.circleAnywhere(&rng)
             let (lat2, lon2) = (centre.latitude * toRadians, centre.longitude * toRadians)
             let cos2 = cos(lat2)
             var lat1 = SIMD2<Double>(), lon1 = SIMD2<Double>()
             for lane in 0..<2 {
-                let share = [rng.double(0...3), 1 + rng.double(-1e-6...1e-6), 1 + rng.double(-1e-3...1e-3)][rng.int(0...2)]
-                let point = Sphere.destination(from: centre, distance: radius * share, bearing: rng.double(0...(2 * .pi)))
+                let point = Self.pointAround(centre, radius: radius, &rng).point
                 lat1[lane] = point.latitude * toRadians
                 lon1[lane] = point.longitude * toRadians
                 if rng.chance(0.03) { lat1[lane] = [Double.nan, .infinity, -.infinity][rng.int(0...2)] }
