@@ -44,6 +44,24 @@ extension Sphere {
         return estimate
     }
 
+    /// ``capCount(_:latitude1:longitude1:latitude2:longitude2:cosLatitude2:sinLatitude2:)`` for
+    /// a point the plain squares left undecided (a lane of the two-lane squares that answered
+    /// 2): the series, then the exact term, without the squares again.
+    /// - Complexity: O(1).
+    @inlinable @inline(__always)
+    package static func capCountPastSquares(
+        _ threshold: Double, latitude1 lat1: Double, longitude1 lon1: Double,
+        latitude2 lat2: Double, longitude2 lon2: Double, cosLatitude2 cos2: Double, sinLatitude2 sin2: Double
+    ) -> Int {
+        let series = capSeries(
+            threshold, latitude1: lat1, longitude1: lon1, latitude2: lat2, longitude2: lon2, cosLatitude2: cos2, sinLatitude2: sin2)
+        if series > 1 {
+            return capHoldsExactly(threshold, latitude1: lat1, longitude1: lon1, latitude2: lat2, longitude2: lon2, cosLatitude2: cos2)
+                ? 1 : 0
+        }
+        return series
+    }
+
     /// ``capHolds(_:latitude1:longitude1:latitude2:longitude2:cosLatitude2:sinLatitude2:)``'s
     /// estimate alone, with no branch on inside or outside: 1 when it certifies the point inside, 0
     /// outside, 2 when it cannot decide (the point is within its margin of the edge, a

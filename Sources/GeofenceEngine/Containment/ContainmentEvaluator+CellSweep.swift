@@ -108,8 +108,8 @@ extension ContainmentEvaluator {
             let low = hot.records[2 &* position], high = hot.records[2 &* position &+ 1]
             if low.w >= 0 {
                 // A circle: the plain squares for two fixes a step, in the two lanes of one SSE2
-                // register; a lane they leave undecided (near the edge: rare) and an odd last fix
-                // take the one-fix test, series and exact term.
+                // register; a lane they leave undecided (near the edge: rare) goes on to the
+                // series and the exact term, and an odd last fix takes the one-fix test.
                 var c = 0
                 while c &+ 1 < count {
                     let j0 = Int(candidates[c]), j1 = Int(candidates[c &+ 1])
@@ -117,8 +117,8 @@ extension ContainmentEvaluator {
                         low.w, latitudes: SIMD2(latR[j0], latR[j1]), longitudes: SIMD2(lonR[j0], lonR[j1]),
                         latitude2: low.x, longitude2: low.y, cosLatitude2: low.z)
                     var v0 = Int(truncatingIfNeeded: v.x), v1 = Int(truncatingIfNeeded: v.y)
-                    if v0 > 1 { v0 = circleCount(low, high, latR[j0], lonR[j0]) }
-                    if v1 > 1 { v1 = circleCount(low, high, latR[j1], lonR[j1]) }
+                    if v0 > 1 { v0 = circlePastSquares(low, high, latR[j0], lonR[j0]) }
+                    if v1 > 1 { v1 = circlePastSquares(low, high, latR[j1], lonR[j1]) }
                     out[found] = UInt64(truncatingIfNeeded: j0) &<< 32 | slot
                     found &+= v0
                     out[found] = UInt64(truncatingIfNeeded: j1) &<< 32 | slot
@@ -181,6 +181,15 @@ extension ContainmentEvaluator {
     @inline(__always)
     private func circleCount(_ low: SIMD4<Double>, _ high: SIMD4<Double>, _ latitude: Double, _ longitude: Double) -> Int {
         Sphere.capCount(
+            low.w, latitude1: latitude, longitude1: longitude,
+            latitude2: low.x, longitude2: low.y, cosLatitude2: low.z, sinLatitude2: high.x)
+    }
+
+    /// The circle test's series and exact term as a count, for a fix the plain squares left
+    /// undecided.
+    @inline(__always)
+    private func circlePastSquares(_ low: SIMD4<Double>, _ high: SIMD4<Double>, _ latitude: Double, _ longitude: Double) -> Int {
+        Sphere.capCountPastSquares(
             low.w, latitude1: latitude, longitude1: longitude,
             latitude2: low.x, longitude2: low.y, cosLatitude2: low.z, sinLatitude2: high.x)
     }
