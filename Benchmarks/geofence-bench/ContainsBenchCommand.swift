@@ -6,7 +6,7 @@ import GeofenceEngine
 struct ContainsBenchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "contains",
-        abstract: "Time containment (fixes → containing fences) on a fence file and a gen.py fixes file.",
+        abstract: "Time containment (fixes → containing fences) on a fence file and a gen_world.py fixes file.",
         discussion: """
             Prints one JSON line: {"case":"contains","method":..,"api":"fix"|"batch","fences":F, \
             "fixes":N,"threads":T,"seconds":<median>,"fixesPerSecond":..,"pairs":..,"checksum":"<16 hex>"}. \
@@ -20,12 +20,12 @@ struct ContainsBenchCommand: ParsableCommand {
             ParallelContainmentEvaluator, whose pairs come joined in input order (--by-ranges: \
             each thread's share to its own evaluator, pairs kept apart), timed as the Python \
             peers time theirs, the checksum taken after the clock (with --batch N, inside it). \
-            The checksum is the peers' (../shared/peers/common.h), so answers can be compared \
+            The checksum is the peers' (Benchmarks/peers/world.h), so answers can be compared \
             with Shapely's and the C grid's exactly.
             """
     )
 
-    @Option(help: "GeoJSON fences (e.g. fences_10000.geojson from gen.py).")
+    @Option(help: "GeoJSON fences (e.g. fences_10000.geojson from gen_world.py).")
     var fences: String
 
     @Option(help: "Fixes: little-endian f64 (lat, lon) pairs (e.g. fixes_1000000.f64).")

@@ -7,7 +7,7 @@ struct IndexBenchCommand: ParsableCommand {
         commandName: "index",
         abstract: "Packed R-tree: build time, containment queries/s and nearest-10/s vs brute force.",
         discussion: """
-            Fences: a 50 km x 50 km world centred on 40.75,-73.98 (as the peers' synthetic world): \
+            Fences: a 50 km x 50 km world centred on 40.75,-73.98: \
             even features are circles (radius log-uniform 50-500 m), odd ones star-shaped polygons \
             (size log-uniform 50-500 m, 5-40 vertices, 20% with a hole), generated with a fixed \
             seed. Queries: uniform random points in the world. Every rate is single-threaded; \

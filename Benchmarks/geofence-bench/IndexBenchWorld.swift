@@ -23,7 +23,7 @@ struct IndexBenchRandom: RandomNumberGenerator {
     mutating func unit() -> Double { Double(next() >> 11) * 0x1p-53 }
 }
 
-/// The synthetic world of the index benchmark (modelled on the peers' gen.py).
+/// The synthetic world of the index benchmark (the same kind of world as Benchmarks/peers/gen_world.py's).
 enum IndexBenchWorld {
     static let center = Coordinate(latitude: 40.75, longitude: -73.98)
     /// Half the side of the square world, metres.

@@ -6,7 +6,7 @@ import GeofenceEngine
 /// same features as GeoJSONSeq and the compiled file; beside `python3 -c 'json.load(…)'` of
 /// the FeatureCollection, the first step a Shapely user takes. Runs are interleaved.
 struct LoadBench {
-    /// Folder of gen.py's world (fences_N.geojson).
+    /// Folder of gen_world.py's world (fences_N.geojson).
     var peers: String
     /// Where the derived files (GeoJSONSeq, compiled, the 1M world) are made and kept.
     var work: String

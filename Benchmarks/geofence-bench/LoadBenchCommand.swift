@@ -8,9 +8,9 @@ struct LoadBenchCommand: ParsableCommand {
         commandName: "load",
         abstract: "Fence loading, whole process: GeoJSON, GeoJSONSeq and compiled, beside Python's json.load.",
         discussion: """
-            For each fence count: `geofence evaluate` on a one-row CSV with the peers' \
+            For each fence count: `geofence evaluate` on a one-row CSV with the world's \
             FeatureCollection, the same features as GeoJSONSeq, and the compiled file (the last \
-            two, and the 1M world — the peers' 100k tiled 10 times, 0.6° apart, unique ids — are \
+            two, and the 1M world — the world's 100k tiled 10 times, 0.6° apart, unique ids — are \
             made in --work when missing), interleaved with `python3 -c 'json.load(open(F))'` of \
             the FeatureCollection. The compiled file is opened twice per round: checked in full \
             (no records), and as commands open it once it was checked (records in --work: \
@@ -22,14 +22,14 @@ struct LoadBenchCommand: ParsableCommand {
     @Argument(help: "Fence files to load in this process (any form); none: the whole-process benchmark.")
     var files: [String] = []
 
-    @Option(help: "Folder written by ../shared/peers/gen.py (default: $PEERS_DATA or /tmp/peers/data).")
-    var peersData: String?
+    @Option(help: "The world's folder, written by Benchmarks/peers/gen_world.py.")
+    var peersData = PeerRunner.defaultWorld
 
     @Option(parsing: .upToNextOption, help: "Fence counts.")
     var fences: [Int] = [10_000, 100_000, 1_000_000]
 
-    @Option(help: "Where derived inputs are made and kept.")
-    var work = "/tmp/geofence-load-bench"
+    @Option(help: "Where derived inputs are made and kept (an ignored folder of the clone).")
+    var work = ".build-peers/load-bench"
 
     @Option(help: "Python executable for the json.load baseline.")
     var python = "python3"
@@ -49,7 +49,7 @@ struct LoadBenchCommand: ParsableCommand {
     func run() throws {
         guard files.isEmpty else { return try inProcess() }
         let bench = LoadBench(
-            peers: peersData ?? ProcessInfo.processInfo.environment["PEERS_DATA"] ?? "/tmp/peers/data", work: work,
+            peers: peersData, work: work,
             python: python, repeats: repeats, threads: threads)
         var report = BenchReport()
         report.context = [("date", ISO8601DateFormatter().string(from: Date())), ("load1", RTreeBench.fixed(Measure.loadAverage(), 2))]

@@ -1,11 +1,11 @@
 import ArgumentParser
 import GeofenceEngine
 
-/// `geofence-bench peer-csv`: turns a gen.py fix set into the CSV `geofence evaluate` reads.
+/// `geofence-bench peer-csv`: turns a gen_world.py fix set into the CSV `geofence evaluate` reads.
 struct PeerCSVCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "peer-csv",
-        abstract: "Write fixes_N.f64 (+ .t.f64, .dev.u32) from ../shared/peers/gen.py as a fix CSV.",
+        abstract: "Write fixes_N.f64 (+ .t.f64, .dev.u32) from Benchmarks/peers/gen_world.py as a fix CSV.",
         discussion: """
             Columns device_id,timestamp,lat,lon; rows in the file's time order (devices \
             interleaved, as a batch export would be). Timestamps are epoch milliseconds from \

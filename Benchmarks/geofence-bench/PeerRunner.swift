@@ -1,11 +1,29 @@
 import Foundation
 import GeofenceEngine
 
-/// Runs the peers of `../shared/peers` (the C grid, Shapely, DuckDB spatial) as child
-/// processes in the same run as the engine, and reads the JSON line each prints.
+/// Runs the repository's own peers (`Benchmarks/peers`: the C grid, the GEOS C API loop,
+/// Shapely and DuckDB spatial) as child processes in the same run as the engine, on the
+/// world `Benchmarks/peers/gen_world.py` wrote, and reads the JSON line each prints.
 struct PeerRunner {
-    /// The peers' folder: `build/flat`, `shapely_bench.py`, `duckdb_bench.py`, `data/`.
+    /// The peers' sources: `shapely_peer.py`, `duckdb_peer.py` (and `peerlib.py`).
     let folder: String
+    /// The built C peers: `grid`, `geos_loop` (`make -C Benchmarks/peers`).
+    let bin: String
+    /// The Python that has the pinned shapely, duckdb and duckdb-extension-spatial.
+    let python: String
+    /// The world: `fences_F.bin`, `fences_F.geojson`, `fixes_N.f64`.
+    let world: String
+
+    /// The defaults `make bench` uses, all inside the clone (paths relative to its root).
+    static let defaultFolder = "Benchmarks/peers"
+    static let defaultBin = ".build-peers/bin"
+    static let defaultWorld = ".build-peers/world"
+    static let defaultVenvPython = ".bench-venv/bin/python"
+
+    /// `.bench-venv/bin/python` when that venv exists, else `python3` from `PATH`.
+    static var defaultPython: String {
+        FileManager.default.isExecutableFile(atPath: defaultVenvPython) ? defaultVenvPython : "python3"
+    }
 
     /// One peer measurement: fixes per second, pairs and the peers' checksum.
     struct Result {
@@ -17,23 +35,52 @@ struct PeerRunner {
         var peakRSSMiB: Double
     }
 
-    /// `build/flat grid F N repeats`: the plain C grid (250 m cells), one thread.
+    func fences(_ f: Int, _ suffix: String) -> String { "\(world)/fences_\(f).\(suffix)" }
+    func fixes(_ n: Int) -> String { "\(world)/fixes_\(n).f64" }
+
+    /// Fails early, naming what is missing, when a peer's program or the world is not there.
+    func check(fences counts: [Int], fixes n: Int) throws {
+        for program in ["grid", "geos_loop"] where !FileManager.default.isExecutableFile(atPath: "\(bin)/\(program)") {
+            throw BenchError("\(bin)/\(program) is missing: build the C peers with `make bench-peers` (or `make -C \(folder) BUILD=$PWD/\(bin)`)")
+        }
+        for f in counts {
+            for path in [fences(f, "bin"), fences(f, "geojson")] where !FileManager.default.fileExists(atPath: path) {
+                throw BenchError("\(path) is missing: generate the world with `python3 \(folder)/gen_world.py --out \(world) --fences \(counts.map(String.init).joined(separator: " ")) --fixes \(n)`")
+            }
+        }
+        guard FileManager.default.fileExists(atPath: fixes(n)) else { throw BenchError("\(fixes(n)) is missing: generate the world with \(folder)/gen_world.py") }
+        // The Python peers' own check: each exits with the missing module's name and how to get it.
+        _ = try run([python, "\(folder)/peerlib.py"])
+    }
+
+    /// `grid FENCES.bin FIXES.f64 REPEATS`: the plain C grid, one thread.
     func cGrid(fences f: Int, fixes n: Int, repeats: Int) throws -> Result {
-        try parse(run(["\(folder)/build/flat", "grid", "\(f)", "\(n)", "\(repeats)"]), name: "c-grid", threads: 1)
+        try parse(run(["\(bin)/grid", fences(f, "bin"), fixes(n), "\(repeats)"]), name: "c-grid", threads: 1)
     }
 
-    /// `shapely_bench.py --variant bbox_prepared`: STRtree on boxes, prepared polygons, NumPy haversine.
+    /// `geos_loop FENCES.bin FIXES.f64 REPEATS`: GEOS's C API, prepared polygons in an STRtree, one thread.
+    func geosLoop(fences f: Int, fixes n: Int, repeats: Int) throws -> Result {
+        try parse(run(["\(bin)/geos_loop", fences(f, "bin"), fixes(n), "\(repeats)"]), name: "geos-loop", threads: 1)
+    }
+
+    /// `shapely_peer.py`: Shapely 2's vectorised STRtree queries, one thread.
     func shapely(fences f: Int, fixes n: Int, repeats: Int) throws -> Result {
-        let out = try run(["python3", "\(folder)/shapely_bench.py", "--variant", "bbox_prepared", "--F", "\(f)", "--N", "\(n)",
+        let out = try run([python, "\(folder)/shapely_peer.py", "--fences", fences(f, "geojson"), "--fixes", fixes(n),
                            "--repeats", "\(repeats)"])
-        return try parse(out, name: "shapely bbox_prepared", threads: 1)
+        return try parse(out, name: "shapely", threads: 1)
     }
 
-    /// `duckdb_bench.py --mode grid|spatial` in process (fences loaded, fixes read, the join timed).
-    func duckDB(fences f: Int, fixes n: Int, threads: Int, repeats: Int, mode: String) throws -> Result {
-        let out = try run(["python3", "\(folder)/duckdb_bench.py", "--F", "\(f)", "--N", "\(n)", "--threads", "\(threads)",
-                           "--repeats", "\(repeats)", "--mode", mode])
-        return try parse(out, name: "duckdb \(mode)", threads: threads)
+    /// `duckdb_peer.py --mode join` in process (fences loaded, fixes in a table, the join timed).
+    func duckDB(fences f: Int, fixes n: Int, threads: Int, repeats: Int) throws -> Result {
+        let out = try run([python, "\(folder)/duckdb_peer.py", "--mode", "join", "--fences", fences(f, "geojson"), "--fixes", fixes(n),
+                           "--threads", "\(threads)", "--repeats", "\(repeats)"])
+        return try parse(out, name: "duckdb spatial", threads: threads)
+    }
+
+    /// `duckdb_peer.py --mode whole`: the command a DuckDB user runs on the fixes CSV.
+    func duckDBWhole(fences f: Int, csv: String, threads: Int, out: String? = nil) -> [String] {
+        [python, "\(folder)/duckdb_peer.py", "--mode", "whole", "--fences", fences(f, "geojson"), "--fixes-csv", csv,
+         "--threads", "\(threads)"] + (out.map { ["--out", $0] } ?? [])
     }
 
     /// Runs `arguments` and returns its standard output; throws with its standard error when it fails.

@@ -1,6 +1,6 @@
 import GeofenceEngine
 
-/// The synthetic world of `../shared/peers/gen.py`: fences as GeoJSON, fixes as
+/// The synthetic world of `Benchmarks/peers/gen_world.py`: fences as GeoJSON, fixes as
 /// little-endian f64 pairs (latitude, longitude) in time order.
 struct PeerWorld {
     let fenceSet: FenceSet

@@ -12,18 +12,20 @@ extension SuiteCommand {
         for _ in 0..<rounds {
             let one = try ContainmentRun.measure(world: world, method: .engine, threads: 1, repeats: repeats)
             let batch = try ContainmentRun.measure(world: world, method: .engineBatch, threads: 1, repeats: repeats)
-            let cGrid = try peer?.cGrid(fences: f, fixes: world.fixCount, repeats: max(repeats, 5))
-            let shapely = try peer?.shapely(fences: f, fixes: world.fixCount, repeats: repeats)
+            let cGrid = try peer?.cGrid(fences: f, fixes: fixes, repeats: max(repeats, 5))
+            let geosLoop = try peer?.geosLoop(fences: f, fixes: fixes, repeats: repeats)
+            let shapely = try peer?.shapely(fences: f, fixes: fixes, repeats: repeats)
             let all = try ContainmentRun.measure(world: world, method: .engine, threads: threads, repeats: repeats)
             let batchAll = try ContainmentRun.measure(world: world, method: .engineBatch, threads: threads, repeats: repeats)
-            let duck = try peer?.duckDB(fences: f, fixes: world.fixCount, threads: threads, repeats: repeats, mode: "grid")
+            let duck = try peer?.duckDB(fences: f, fixes: fixes, threads: threads, repeats: repeats)
             for r in [all, batch, batchAll] where r.checksum != one.checksum {
                 throw BenchError("F=\(f): checksums differ: engine \(one.checksum.hex), \(r.method.rawValue) T=\(r.threads) \(r.checksum.hex)")
             }
-            for p in [cGrid, shapely, duck].compactMap({ $0 }) where p.checksum != one.checksum.hex {
-                throw BenchError("F=\(f): \(p.name) reports checksum \(p.checksum), the engine \(one.checksum.hex)")
+            for p in [cGrid, geosLoop, shapely, duck].compactMap({ $0 }) where p.checksum != one.checksum.hex || p.pairs != one.checksum.pairs {
+                throw BenchError("F=\(f): \(p.name) reports \(p.pairs) pairs, checksum \(p.checksum); the engine \(one.checksum.pairs), \(one.checksum.hex)")
             }
-            measured.append(ContainmentRound(one: one, batch: batch, all: all, batchAll: batchAll, cGrid: cGrid, shapely: shapely, duck: duck))
+            measured.append(ContainmentRound(
+                one: one, batch: batch, all: all, batchAll: batchAll, cGrid: cGrid, geosLoop: geosLoop, shapely: shapely, duck: duck))
         }
         let checksum = measured[0].one.checksum
         guard measured.allSatisfy({ $0.one.checksum == checksum }) else {
@@ -33,8 +35,9 @@ extension SuiteCommand {
         guard checksum == geos.checksum else {
             throw BenchError("F=\(f): checksums differ: engine \(checksum.hex), GEOS \(geos.checksum.hex)")
         }
-        // Brute force: about a second of work, on the first fixes; the engine on the same prefix.
-        let prefixCount = max(1_000, min(world.fixCount, 100_000_000 / max(1, f)))
+        // Brute force on the first fixes, the engine on the same prefix: 10M fix-fence tests
+        // (gen_world.py's world: about 2 s at 1k and 10k fences; 1,000 fixes at least).
+        let prefixCount = max(1_000, min(world.fixCount, 10_000_000 / max(1, f)))
         let prefix = world.prefix(prefixCount)
         let brute = try ContainmentRun.measure(world: prefix, method: .brute, threads: 1, repeats: 1)
         let enginePrefix = try ContainmentRun.measure(world: prefix, method: .engine, threads: 1, repeats: 1)
@@ -68,9 +71,10 @@ extension SuiteCommand {
             var out: [(String, (ContainmentRound) -> Double?)] = []
             if t == 1 {
                 out.append(("c-grid", { r in r.cGrid.map { rate(r, k) / $0.fixesPerSecond } }))
+                out.append(("geos-loop", { r in r.geosLoop.map { rate(r, k) / $0.fixesPerSecond } }))
                 out.append(("shapely", { r in r.shapely.map { rate(r, k) / $0.fixesPerSecond } }))
             }
-            out.append(("duckdb grid", { r in r.duck.flatMap { $0.threads == t ? rate(r, k) / $0.fixesPerSecond : nil } }))
+            out.append(("duckdb", { r in r.duck.flatMap { $0.threads == t ? rate(r, k) / $0.fixesPerSecond : nil } }))
             return out
         }
         let geosRate = geos.fixesPerSecond
@@ -81,7 +85,9 @@ extension SuiteCommand {
         report.records.append(engineRecord(\.all, "engine fix API", ratios: [("1 thread", { r in rate(r, \.all) / rate(r, \.one) })] + peers(\.all, threads: threads)))
         report.records.append(engineRecord(
             \.batchAll, "engine batch API", ratios: [("1 thread", { r in rate(r, \.batchAll) / rate(r, \.batch) })] + peers(\.batchAll, threads: threads)))
-        let peerRuns: [[PeerRunner.Result]] = [measured.compactMap(\.cGrid), measured.compactMap(\.shapely), measured.compactMap(\.duck)]
+        let peerRuns: [[PeerRunner.Result]] = [
+            measured.compactMap(\.cGrid), measured.compactMap(\.geosLoop), measured.compactMap(\.shapely), measured.compactMap(\.duck),
+        ]
         for runs in peerRuns where !runs.isEmpty {
             let p = runs[0]
             let rate = Measure.median(runs.map(\.fixesPerSecond))
@@ -106,6 +112,7 @@ extension SuiteCommand {
 struct ContainmentRound {
     var one, batch, all, batchAll: ContainmentRun
     var cGrid: PeerRunner.Result?
+    var geosLoop: PeerRunner.Result?
     var shapely: PeerRunner.Result?
     var duck: PeerRunner.Result?
 }

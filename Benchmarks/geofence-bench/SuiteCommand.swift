@@ -9,22 +9,24 @@ struct SuiteCommand: ParsableCommand {
         commandName: "suite",
         abstract: "All cases in one run: index build, containment (1 and all threads, both APIs, with the peers), nearest-10, evaluate, fence loading, the whole contains command.",
         discussion: """
-            Workload: the peers' synthetic world when --peers-data names the folder gen.py wrote \
-            (fences_F.geojson, fixes_N.f64; fixes_N.csv is made from them for evaluate), else \
-            the same kind of world generated here in Swift (seeded; scalable to 1M fences and \
-            100M fixes). Each containment case runs beside its baselines in the same process: \
-            brute force (the scan twin, on a prefix of the fixes) and the naive GEOS C-API path. \
-            Pair counts and checksums are the peers' (../shared/peers/common.h); a checksum that \
-            differs from a baseline's on the same fixes fails the run. With --peers (a built copy \
-            of ../shared/peers) the containment case also runs the C grid, Shapely bbox_prepared \
-            and DuckDB's grid join in the same minutes, and the ratios are taken against them; \
-            the whole case times `geofence contains` on the peers' CSV (GeoJSON and compiled \
-            fences) against `duckdb_bench.py --whole`, whole processes under /usr/bin/time -v, \
-            to /dev/null and then writing their pairs to a file (--format csv).
+            Workload: the world Benchmarks/peers/gen_world.py wrote when --peers-data names its \
+            folder (fences_F.geojson and .bin, fixes_N.f64; fixes_N.csv is made from them for \
+            evaluate and whole), else a world generated here in Swift (seeded; scalable to 1M \
+            fences and 100M fixes). Each containment case runs beside its baselines in the same \
+            process: brute force (the scan twin, on a prefix of the fixes) and the naive GEOS \
+            C-API path. Pair counts and checksums are those of Benchmarks/peers/world.h; a \
+            checksum that differs from a baseline's on the same fixes fails the run. With --peers \
+            (Benchmarks/peers, its C peers built in --peers-bin, its Python ones run by --python) \
+            the containment case also runs the C grid, the GEOS C API loop, Shapely and DuckDB \
+            spatial in the same minutes, the ratios are taken against them and their checksums \
+            must equal the engine's; the whole case times `geofence contains` on the world's CSV \
+            (GeoJSON and compiled fences) against `duckdb_peer.py --mode whole`, whole processes \
+            timed as /usr/bin/time -v does, to /dev/null and then writing their pairs to a file \
+            (--format csv), whose checksums must agree. `make bench` runs all of it.
             """
     )
 
-    @Option(help: "Folder written by ../shared/peers/gen.py (default: $PEERS_DATA; none: generate in Swift).")
+    @Option(help: "The world's folder, written by Benchmarks/peers/gen_world.py (make bench: .build-peers/world; none: a world generated in Swift).")
     var peersData: String?
 
     @Option(parsing: .upToNextOption, help: "Fence counts.")
@@ -54,8 +56,14 @@ struct SuiteCommand: ParsableCommand {
     @Option(parsing: .upToNextOption, help: "Cases to run: build, contains, nearest, evaluate, load, whole.")
     var cases: [String] = ["build", "contains", "nearest", "evaluate", "load"]
 
-    @Option(help: "A built copy of ../shared/peers (build/flat, shapely_bench.py, duckdb_bench.py) to compare with (default: $PEERS).")
+    @Option(help: "The peers' folder to compare with, Benchmarks/peers (its world: --peers-data; default: no peers).")
     var peers: String?
+
+    @Option(help: "The built C peers (grid, geos_loop).")
+    var peersBin = PeerRunner.defaultBin
+
+    @Option(help: "Python for the Shapely and DuckDB peers (default: .bench-venv/bin/python when present, else python3).")
+    var python: String?
 
     @Option(help: "Rounds of the containment case: each round measures the engine and the peers in turn; a ratio is the median of the rounds' ratios.")
     var rounds = 3
@@ -77,8 +85,15 @@ struct SuiteCommand: ParsableCommand {
         report.context = [
             ("date", ISO8601DateFormatter().string(from: Date())), ("load1", RTreeBench.fixed(Measure.loadAverage(), 2)),
             ("cores", "\(ProcessInfo.processInfo.activeProcessorCount)"), ("geos", GEOSContext.runtimeVersion),
-            ("workload", peersFolder == nil ? "Swift-generated world (seed 42)" : "peers world in \(peersFolder!)"),
+            ("workload", peersFolder == nil ? "Swift-generated world (seed 42)" : "gen_world.py world in \(peersFolder!)"),
         ]
+        if peers != nil && peersFolder == nil {
+            throw BenchError("--peers needs --peers-data: the peers and the engine must read one world")
+        }
+        if let peer = peerRunner {
+            try peer.check(fences: fences, fixes: fixes)
+            report.context.append(("python", peer.python))
+        }
         for f in fences {
             let needsWorld = cases.contains { ["build", "contains", "nearest"].contains($0) }
             if needsWorld {
@@ -89,7 +104,7 @@ struct SuiteCommand: ParsableCommand {
             }
             if evaluating, let folder = peersFolder { try evaluate(folder: folder, fences: f, report: &report) }
             if cases.contains("load"), let folder = peersFolder {
-                let bench = LoadBench(peers: folder, work: "/tmp/geofence-load-bench", repeats: repeats, threads: threads)
+                let bench = LoadBench(peers: folder, work: "\(folder)/load-bench", python: peerRunner?.python ?? "python3", repeats: repeats, threads: threads)
                 report.records += try bench.measure(fences: f)
             }
             if cases.contains("whole"), let folder = peersFolder { try whole(folder: folder, fences: f, report: &report) }
@@ -112,23 +127,26 @@ struct SuiteCommand: ParsableCommand {
 
     var evaluating: Bool { !noEvaluate && cases.contains("evaluate") }
 
-    var peersFolder: String? { peersData ?? ProcessInfo.processInfo.environment["PEERS_DATA"] }
+    var peersFolder: String? { peersData }
 
-    var peerRunner: PeerRunner? { (peers ?? ProcessInfo.processInfo.environment["PEERS"]).map(PeerRunner.init(folder:)) }
+    var peerRunner: PeerRunner? {
+        guard let peers, let world = peersFolder else { return nil }
+        return PeerRunner(folder: peers, bin: peersBin, python: python ?? PeerRunner.defaultPython, world: world)
+    }
 
     func loadWorld(fences f: Int) throws -> PeerWorld {
         guard let folder = peersFolder else { return try SwiftWorld.world(fences: f, fixes: fixes) }
         return try PeerWorld.load(fences: "\(folder)/fences_\(f).geojson", fixes: "\(folder)/fixes_\(fixes).f64")
     }
 
-    /// The whole `geofence contains` command on the peers' CSV, GeoJSON and compiled fences,
-    /// against DuckDB's best whole-process run (`--whole --mode grid`), all on `threads` threads,
-    /// in turn for `wholeRounds` rounds; medians of wall time, and of the per-round ratios.
-    /// Output to /dev/null, as DuckDB's script writes by default; then both again writing their
-    /// pairs to a new file in the scratch folder (`--format csv`: the pairs DuckDB's `COPY`
-    /// writes; ours synced and renamed into place, as every output of the command is).
+    /// The whole `geofence contains` command on the world's CSV, GeoJSON and compiled fences,
+    /// against DuckDB's whole command (`duckdb_peer.py --mode whole`), all on `threads`
+    /// threads, in turn for `wholeRounds` rounds; medians of wall time, and of the per-round
+    /// ratios. Output to /dev/null; then both again writing their pairs to a new file in the
+    /// scratch folder (`--format csv`: the pairs DuckDB's `COPY` writes; ours synced and
+    /// renamed into place, as every output of the command is), whose checksums must agree.
     func whole(folder: String, fences f: Int, report: inout BenchReport) throws {
-        guard let peer = peerRunner else { throw BenchError("the whole case needs --peers (or $PEERS)") }
+        guard let peer = peerRunner else { throw BenchError("the whole case needs --peers and --peers-data") }
         let csv = "\(folder)/fixes_\(fixes).csv"
         if !FileManager.default.fileExists(atPath: csv) {
             try PeerCSVCommand.parse(["--fixes", "\(folder)/fixes_\(fixes).f64", "--output", csv]).run()
@@ -150,24 +168,30 @@ struct SuiteCommand: ParsableCommand {
         func contains(_ fences: String, _ extra: [String] = ["--output", "/dev/null"]) -> [String] {
             [engine, "contains", "--fences", fences, "--fixes", csv, "--threads", "\(threads)"] + extra
         }
-        let duck = ["python3", "\(peer.folder)/duckdb_bench.py", "--whole", "--F", "\(f)", "--threads", "\(threads)", "--mode", "grid",
-                    "--fixes-csv", csv]
         let ourFile = scratch.appendingPathComponent("pairs-engine.csv").path, duckFile = scratch.appendingPathComponent("pairs-duckdb.csv").path
         let commands = [
-            contains(compiled), contains(geojson), duck,
-            contains(geojson, ["--format", "csv", "--output", ourFile]), duck + ["--out", duckFile],
+            contains(compiled), contains(geojson), peer.duckDBWhole(fences: f, csv: csv, threads: threads),
+            contains(geojson, ["--format", "csv", "--output", ourFile]), peer.duckDBWhole(fences: f, csv: csv, threads: threads, out: duckFile),
         ]
+        let files = [3: ourFile, 4: duckFile]
         var runs: [[WholeProcess.Result]] = Array(repeating: [], count: commands.count)
-        for _ in 0..<wholeRounds {
+        var checksums: [Int: PairChecksum] = [:]
+        for round in 0..<wholeRounds {
             for (k, command) in commands.enumerated() {
                 // Each run writes a new file, as a user's first run does.
-                for file in [ourFile, duckFile] { try? FileManager.default.removeItem(atPath: file) }
+                if let file = files[k] { try? FileManager.default.removeItem(atPath: file) }
                 runs[k].append(try WholeProcess.time(command))
+                // The pairs each wrote, checked once (untimed): the same answers, or the run fails.
+                if round == 0, let file = files[k] { checksums[k] = try PairChecksum.ofPairFile(file) }
             }
         }
+        guard let ours = checksums[3], let theirs = checksums[4], ours == theirs else {
+            throw BenchError("F=\(f): the whole commands' pairs differ: geofence contains \(checksums[3].map { "\($0.pairs) \($0.hex)" } ?? "-"), "
+                + "DuckDB \(checksums[4].map { "\($0.pairs) \($0.hex)" } ?? "-")")
+        }
         let names = [
-            "geofence contains (compiled fences)", "geofence contains (GeoJSON fences)", "duckdb --whole grid (peer)",
-            "geofence contains --format csv to a file (GeoJSON fences)", "duckdb --whole grid to a file (peer)",
+            "geofence contains (compiled fences)", "geofence contains (GeoJSON fences)", "duckdb spatial whole (peer)",
+            "geofence contains --format csv to a file (GeoJSON fences)", "duckdb spatial whole to a file (peer)",
         ]
         // Each engine run against its DuckDB run: to /dev/null, and to a file.
         let peerOf = [0: 2, 1: 2, 3: 4]
@@ -175,11 +199,13 @@ struct SuiteCommand: ParsableCommand {
             let wall = Measure.median(runs[k].map(\.wallSeconds))
             var ratios: [(String, Double)] = []
             if let d = peerOf[k] {
-                ratios.append((d == 2 ? "duckdb grid" : "duckdb grid to a file", Measure.median(zip(runs[d], runs[k]).map { $0.wallSeconds / $1.wallSeconds })))
+                ratios.append((d == 2 ? "duckdb whole" : "duckdb whole to a file", Measure.median(zip(runs[d], runs[k]).map { $0.wallSeconds / $1.wallSeconds })))
             }
+            let written = files[k].flatMap { _ in checksums[k] }
             report.records.append(BenchRecord(
                 benchCase: "whole", method: names[k], fences: f, fixes: fixes, threads: threads, seconds: wall,
-                rate: Double(fixes) / wall, peakRSSMiB: Measure.median(runs[k].map(\.peakRSSMiB)), ratios: ratios,
+                rate: Double(fixes) / wall, pairs: written?.pairs, checksum: written?.hex,
+                peakRSSMiB: Measure.median(runs[k].map(\.peakRSSMiB)), ratios: ratios,
                 note: "wall " + runs[k].map { RTreeBench.fixed($0.wallSeconds, 2) }.joined(separator: ", ") + " s"))
         }
     }

@@ -5,7 +5,7 @@ import GeofenceEngine
 struct WorldCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "world",
-        abstract: "Tile a fence file into a larger world (the peers' 100k ×10 = the 1M world), as a FeatureCollection and as GeoJSONSeq.",
+        abstract: "Tile a fence file into a larger world (gen_world.py's 100k ×10 = the 1M world), as a FeatureCollection and as GeoJSONSeq.",
         discussion: """
             Tile t (0 ..< --tiles) is every feature of --fences with its longitudes moved east by \
             t × --shift degrees and its id (the Feature's `id`, or `properties.id`) made unique: \
@@ -14,7 +14,7 @@ struct WorldCommand: ParsableCommand {
             the shortest text of the moved value. The same input gives the same bytes.
             """)
 
-    @Option(help: "The fence FeatureCollection to tile (e.g. /tmp/peers/data/fences_100000.geojson).")
+    @Option(help: "The fence FeatureCollection to tile (e.g. .build-peers/world/fences_100000.geojson).")
     var fences: String
 
     @Option(help: "Number of tiles.")
