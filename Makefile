@@ -93,12 +93,32 @@ sanitize: deps
 	$(SWIFT) test --scratch-path .build-tsan --sanitize=thread
 	LSAN_OPTIONS=suppressions=$(CURDIR)/scripts/lsan-suppressions.txt $(SWIFT) test --scratch-path .build-asan --sanitize=address
 
-# The benchmark suite; set PEERS_DATA to the folder ../shared/peers/gen.py wrote to use the
-# peers' world (else a world generated in Swift is used).
+# The benchmark suite against the repository's own peers (Benchmarks/peers: a C grid, a GEOS
+# C API loop, Shapely, DuckDB spatial), all on one seeded world, their checksums checked equal
+# to the engine's: the release binaries, the C peers (.build-peers/bin), a pinned venv
+# (.bench-venv, from PyPI; DuckDB's spatial extension from its PyPI package, no download at run
+# time), the world (.build-peers/world); one table, out/bench.json and out/bench.svg.
+# BENCH_QUICK=1 (`make bench-smoke`): a small world and one round, every peer still run and
+# checked (CI-sized). bench-peers / bench-venv / bench-world: one step. Benchmarks/peers/README.md.
+BENCH_QUICK ?=
+BENCH_STEP = BENCH_QUICK=$(BENCH_QUICK) bash Benchmarks/peers/bench.sh
+.PHONY: bench-smoke bench-peers bench-venv bench-world
 bench: deps
-	$(SWIFT) build $(RELEASE_FLAGS)
-	@mkdir -p out
-	$(RELEASE)/geofence-bench suite --json out/bench.json --svg out/bench.svg
+	$(SWIFT) build $(RELEASE_FLAGS) --product geofence
+	$(SWIFT) build $(RELEASE_FLAGS) --product geofence-bench
+	@$(BENCH_STEP) peers venv world suite
+
+bench-smoke:
+	@$(MAKE) --no-print-directory bench BENCH_QUICK=1
+
+bench-peers:
+	@$(BENCH_STEP) peers
+
+bench-venv:
+	@$(BENCH_STEP) venv
+
+bench-world:
+	@$(BENCH_STEP) world
 
 # A release binary to ship to other machines (Spark executors): `make build`'s, which has the
 # Swift runtime linked in, stripped. It needs libgeos (the build machine's release: see
