@@ -83,6 +83,7 @@ let package = Package(
         .executableTarget(name: "fuzz-timestamp", dependencies: ["GeofenceEngine", "CLibFuzzer"], path: "Fuzz/fuzz-timestamp"),
         .executableTarget(name: "fuzz-snapshot", dependencies: ["GeofenceEngine", "CLibFuzzer"], path: "Fuzz/fuzz-snapshot"),
         .executableTarget(name: "fuzz-fence-file", dependencies: ["GeofenceEngine", "CLibFuzzer"], path: "Fuzz/fuzz-fence-file"),
+        .executableTarget(name: "fuzz-state", dependencies: ["GeofenceEngine", "CLibFuzzer"], path: "Fuzz/fuzz-state"),
         // Shared helpers for the test targets (seeded random generator); not a product.
         .target(name: "GeofenceTestSupport", dependencies: ["GeofenceEngine"], path: "Tests/GeofenceTestSupport"),
         .testTarget(name: "GeofenceGeometryTests", dependencies: ["GeofenceGeometry", "GeofenceTestSupport"]),

@@ -26,6 +26,20 @@ struct EvaluateCommand: ParsableCommand {
             whose 64-bit FNV-1a hash of the id (UTF-8) is K mod N are evaluated; `geofence merge` \
             joins the shard outputs into the one-process output.
 
+            Fence updates: --fence-update TIME=FILE replaces the fences at TIME. Events due \
+            before TIME fire under the old fences; fixes at or after TIME are judged under the \
+            new ones. A device reported inside a removed fence gets an exit at TIME ending in \
+            "reason":"fenceRemoved" (--on-fence-removed silent drops it); changed fences keep \
+            their state; events after TIME carry the new radius and properties.
+
+            Carried state: --state-out STATE keeps what is pending at the end of the input \
+            pending and writes every device's state to STATE; --state-in STATE starts from it \
+            (devices only in STATE are carried too). Runs over consecutive periods then give, \
+            device by device, the events of one run over all of them. When --fences differs \
+            from the fences STATE was written on, the difference applies as a fence update at \
+            STATE's watermark (its latest accepted fix time) + 1 ms. STATE must come from the \
+            same --shard and tracker options; a damaged or foreign STATE exits with 2.
+
             Rejected rows are counted by reason, with line numbers: parse, coordinate, \
             accuracy, order (--sorted-input), encoding (a device id that is not UTF-8), \
             lineLength (a line longer than 1 MiB). Exit status 0 even when rows were rejected; \
@@ -102,11 +116,27 @@ struct EvaluateCommand: ParsableCommand {
     @Flag(help: "No progress bar and no summary line on standard error.")
     var quiet = false
 
+    @Option(help: ArgumentHelp("At TIME (epoch ms or ISO-8601 with a zone), replace the fences by FILE (any fence format); repeatable, times strictly increasing.", valueName: "TIME=FILE"))
+    var fenceUpdate: [String] = []
+
+    @Option(help: ArgumentHelp("What a fence update does for a device reported inside a removed fence: exit (an exit with \"reason\":\"fenceRemoved\") or silent.", valueName: "exit|silent"))
+    var onFenceRemoved: String = "exit"
+
+    @Option(help: "Keep pending events pending at the end of the input and write every device's state here (binary, atomic), for --state-in of the next run.")
+    var stateOut: String?
+
+    @Option(help: "Start from the device states a run wrote with --state-out (the same shard and tracker options).")
+    var stateIn: String?
+
     func validate() throws {
         try ArgumentCheck.threads(threads)
         if let shard, ShardSpec(shard) == nil { throw ValidationError("--shard must be K/N with 0 <= K < N, got \(shard)") }
         if lineOffset < 0 { throw ValidationError("--line-offset must be 0 or more, got \(lineOffset)") }
         _ = try headerColumns()
+        _ = try scheduledUpdates()
+        if onFenceRemoved != "exit" && onFenceRemoved != "silent" {
+            throw ValidationError("--on-fence-removed must be exit or silent, got \(onFenceRemoved)")
+        }
         let configuration = try trackerConfiguration()
         do throws(TrackerConfigurationError) { try configuration.validate() } catch { throw ArgumentCheck.optionError(error) }
     }
@@ -130,8 +160,10 @@ struct EvaluateCommand: ParsableCommand {
         // Nothing is read or written before the outputs are known not to be inputs ("-" as
         // the summary is standard error, a stream).
         let summaryPath = summary == "-" ? nil : summary
+        let updates = try scheduledUpdates()
         try OutputFiles.refuseOverlap(
-            outputs: [("--output", output), ("--summary", summaryPath)], inputs: [("--fences", fences), ("--fixes", fixes)])
+            outputs: [("--output", output), ("--summary", summaryPath), ("--state-out", stateOut)],
+            inputs: [("--fences", fences), ("--fixes", fixes)] + updates.map { ("--fence-update", $0.path) })
         let options = BatchOptions(
             configuration: try trackerConfiguration(), threads: min(threads ?? Self.coreCount, WorkerPool.maximumThreads),
             shard: shard.flatMap(ShardSpec.init) ?? .all, sortedInput: sortedInput, header: try headerColumns(),
@@ -147,8 +179,11 @@ struct EvaluateCommand: ParsableCommand {
             }
         }
         PhaseTrace.mark("evaluate: fences loaded")
+        let carried = try carriedState(shard: options.shard, configuration: options.configuration)
+        let epochs = try epochs(fenceSet: fenceSet, carried: carried, updates: updates, configuration: options.configuration)
         let result: BatchSummary = try CLIError.reporting {
-            let evaluator = try BatchEvaluator(fenceSet: fenceSet, options: options)
+            let evaluator = try BatchEvaluator(
+                fenceSet: fenceSet, options: options, epochs: epochs, carried: carried, keepPending: stateOut != nil)
             // The fixes' header is checked before an output is opened; outputs are temporary
             // files until the run is complete, then both appear, the events first. A summary
             // at --summary always describes the events at --output: the previous run's
@@ -156,6 +191,7 @@ struct EvaluateCommand: ParsableCommand {
             // between the two renames leaves the new events and no summary.
             let sink = try output.map { try OutputSink(path: $0) } ?? .standardOutput()
             let summaryFile = try summaryPath.map { try OutputSink(path: $0) }
+            let stateFile = try stateOut.map { try OutputSink(path: $0) }
             let bar = ProgressBar(totalBytes: Self.fileSize(fixes), quiet: quiet)
             var result = try evaluator.run(reader, output: sink) { rows, bytes in bar.update(rows: rows, bytes: bytes) }
             PhaseTrace.mark("evaluate: fixes evaluated")
@@ -166,8 +202,11 @@ struct EvaluateCommand: ParsableCommand {
                 try summaryFile.flush()
             }
             summaryFile?.removePreviousFile()
+            // The state is written in full before any output appears, and appears last.
+            if let stateFile { try stateFile.write(evaluator.carriedStateBytes()) }
             try sink.commit()
             try summaryFile?.commit()
+            try stateFile?.commit()
             return result
         }
         if !quiet { FileHandleText.standardError(result.line + "\n") }

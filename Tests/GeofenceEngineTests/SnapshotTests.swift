@@ -33,7 +33,7 @@ struct SnapshotTests {
         let read = try SnapshotStore.read(DeviceSnapshot.self, from: path)
         #expect(read == tracker.snapshot())
         #expect(!read.fences.isEmpty && !read.stopHistory.isEmpty && !read.places.entered.isEmpty && read.lastFix != nil)
-        var restored = try DeviceTracker(restoring: read, context: tracker.context)
+        var restored = try DeviceTracker.restore(read, context: tracker.context).tracker
         var original = tracker
         #expect(restored.finish() == original.finish())
         #expect(restored.placesReading == original.placesReading)
@@ -143,11 +143,11 @@ struct SnapshotTests {
     @Test("a wrong version is named with both versions")
     func wrongVersion() throws {
         let error = try Self.readError { bytes in
-            let text = String(decoding: bytes, as: UTF8.self).replacingOccurrences(of: "\"version\":1,", with: "\"version\":7,")
+            let text = String(decoding: bytes, as: UTF8.self).replacingOccurrences(of: "\"version\":\(DeviceSnapshot.currentVersion),", with: "\"version\":7,")
             bytes = Array(text.utf8)
         }
-        #expect(error.problem == .wrongVersion(found: 7, expected: 1))
-        #expect(error.description.contains("version 7") && error.description.contains("version 1"))
+        #expect(error.problem == .wrongVersion(found: 7, expected: DeviceSnapshot.currentVersion))
+        #expect(error.description.contains("version 7") && error.description.contains("version \(DeviceSnapshot.currentVersion)"))
     }
 
     @Test("a truncated file says so", arguments: [0, 40, 0.5])
@@ -195,17 +195,19 @@ struct SnapshotTests {
         }
     }
 
-    @Test("restoring against a fence set without one of the snapshot's fences fails clearly")
+    @Test("restoring against a fence set without one of the snapshot's fences applies the removal; an unknown version fails clearly")
     func unknownFence() throws {
-        let snapshot = try Self.busyTracker().snapshot()
+        let busy = try Self.busyTracker()
+        let snapshot = busy.snapshot()
         let context = try TrackerContext(fenceSet: FenceSet([F.circle("A", radius: 100)]))
-        #expect(throws: SnapshotError(path: nil, problem: .unknownFence("B"))) {
-            try DeviceTracker(restoring: snapshot, context: context)
-        }
+        let (tracker, events) = try DeviceTracker.restore(snapshot, context: context)
+        let reportedB = busy.reportedInside.map { busy.fenceSet.id(at: Int($0)) }.contains("B")
+        #expect(reportedB && events.map(\.geofenceID) == ["B"] && events.allSatisfy { $0.reason == .fenceRemoved })
+        #expect(tracker.snapshot().fences.allSatisfy { $0.id == "A" })
         var future = snapshot
-        future.version = 2
-        #expect(throws: SnapshotError(path: nil, problem: .wrongVersion(found: 2, expected: 1))) {
-            try DeviceTracker(restoring: future, context: try TrackerContext(fenceSet: FenceSet(Self.fences)))
+        future.version = 3
+        #expect(throws: SnapshotError(path: nil, problem: .wrongVersion(found: 3, expected: 2))) {
+            try DeviceTracker.restore(future, context: try TrackerContext(fenceSet: FenceSet(Self.fences)))
         }
     }
 }

@@ -200,7 +200,7 @@ struct TrackerPropertyTests {
             var ignored: [GeofenceEvent] = []
             for input in world.inputs[..<cut] { try feed(&original, input, &ignored) }
             let data = try JSONEncoder().encode(original.snapshot())
-            var restored = try DeviceTracker(restoring: JSONDecoder().decode(DeviceSnapshot.self, from: data), context: context)
+            var restored = try DeviceTracker.restore(JSONDecoder().decode(DeviceSnapshot.self, from: data), context: context).tracker
             #expect(restored.snapshot() == original.snapshot(), "seed \(seed): snapshot round trip")
             var a: [GeofenceEvent] = [], b: [GeofenceEvent] = []
             for input in world.inputs[cut...] {

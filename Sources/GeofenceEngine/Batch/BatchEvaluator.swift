@@ -15,17 +15,47 @@ public final class BatchEvaluator {
     private let pool: WorkerPool
     /// The workers' line set the next window writes (see ``BatchWorker/startWindow(_:)``).
     private var nextLineSet = 0
+    /// Fence updates and carried state (nil for a plain run): the epochs, the state read,
+    /// and whether pending events stay pending for a state file.
+    private let epochs: FenceEpochs?
+    private let carried: CarriedState?
+    private let keepPending: Bool
+    /// With `keepPending`: every device's entry for the state file, in device order.
+    private var carriedOut = ByteWriter()
+    private var carriedOutCount = 0
+    /// The latest accepted fix time of this run, and of the runs before it (carried).
+    package private(set) var watermark: Int64?
+    /// Sorted input: the next carried device not yet merged.
+    private var carriedCursor = 0
 
     /// - Throws: ``TrackerConfigurationError`` for a bad configuration, ``GEOSError`` when GEOS
     ///   cannot start, ``ThreadStartError`` when the worker threads cannot be started.
-    public init(fenceSet: FenceSet, options: BatchOptions) throws {
+    public convenience init(fenceSet: FenceSet, options: BatchOptions) throws {
+        try self.init(fenceSet: fenceSet, options: options, epochs: nil, carried: nil, keepPending: false)
+    }
+
+    /// A run through fence updates (`epochs`, whose first set the run starts on: `fenceSet`,
+    /// or the carried state's set), from a carried state, and keeping pending events for a
+    /// state file (`keepPending`).
+    package init(fenceSet: FenceSet, options: BatchOptions, epochs: FenceEpochs?, carried: CarriedState?, keepPending: Bool) throws {
         self.fenceSet = fenceSet
         self.options = options
+        var epochs = epochs
+        if epochs == nil && (carried != nil || keepPending) {
+            epochs = try FenceEpochs(first: fenceSet, updates: [], configuration: options.configuration, onFenceRemoved: .exit)
+        }
+        self.epochs = epochs
+        self.carried = carried
+        self.keepPending = keepPending
+        watermark = carried?.watermark
         // Events are written by slot (EventLineFormatter): they need no id strings.
-        let context = try TrackerContext(fenceSet: fenceSet, configuration: options.configuration, idsInEvents: false)
-        let formatter = EventLineFormatter(fenceSet: fenceSet)
+        let context = try epochs?.contexts[0]
+            ?? TrackerContext(fenceSet: fenceSet, configuration: options.configuration, idsInEvents: false)
+        let formatter = EventLineFormatter(fenceSet: context.fenceSet)
         self.context = context
-        workers = try (0..<options.threads).map { _ in try BatchWorker(context: context, formatter: formatter) }
+        workers = try (0..<options.threads).map { _ in
+            try BatchWorker(context: context, formatter: formatter, epochs: epochs, keepPending: keepPending)
+        }
         pool = try WorkerPool(threads: options.threads)
     }
 
@@ -45,6 +75,14 @@ public final class BatchEvaluator {
         let summary = try run(try openFixes(path), output: output, progress: progress)
         try output.commit()
         return summary
+    }
+
+    /// The state file's bytes after a run with `keepPending`: every device's tracker (on the
+    /// last epoch's set, which the file carries), the watermark, the shard and the options.
+    package func carriedStateBytes() -> [UInt8] {
+        CarriedState.fileBytes(
+            fenceSet: epochs?.sets.last ?? fenceSet, watermark: watermark, shard: options.shard, configuration: options.configuration,
+            deviceCount: carriedOutCount, devices: carriedOut.bytes)
     }
 
     /// Opens a fix file and reads its header, as ``run(fixes:output:progress:)`` does: the
@@ -80,6 +118,15 @@ public final class BatchEvaluator {
             try runWhole(reader, writer: writer, summary: &summary, progress: progress)
         }
         try writer.finish()
+        if let epochs {
+            summary.fenceUpdates = epochs.updates.enumerated().map { k, update in
+                BatchSummary.AppliedUpdate(
+                    time: update.time, source: epochs.names[k], added: update.change.added.count, removed: update.change.removed.count,
+                    changed: update.change.changed.count, unchanged: update.change.unchanged.count,
+                    removalExits: k < summary.removalExits.count ? summary.removalExits[k] : 0)
+            }
+        }
+        if keepPending { summary.watermark = watermark }
         summary.seconds = Self.now() - start
         summary.peakResidentBytes = Self.peakResidentBytes()
         return summary
@@ -120,6 +167,8 @@ public final class BatchEvaluator {
         summary.fixMemoryBytes = table.memoryBytes
         summary.deviceIDBytes = table.interner.memoryBytes
         let shared = SharedTable(table)
+        let entries = DeviceEntries(table: shared, carried: carried)
+        summary.carriedDevices = entries.carriedOnly
         // Output is written in order window by window (on the writer's thread, while the
         // workers evaluate the next window), so at most two windows' lines are held. A window
         // is sized from the lines per fix of the one before: about 8 MiB of lines, between
@@ -128,26 +177,23 @@ public final class BatchEvaluator {
         var windowFixes = 1 << 14
         var lineBytesPerFix = Self.initialLineBytesPerFix
         var first = 0
-        while first < table.devices.count {
+        while first < entries.count {
             var last = first
             var fixes = 0
             // The workers meet at the end of each window: with few large devices in it (the
             // peers' 10M fixes make 7 of 10,000 fixes each), a count that is not a multiple of
             // the threads leaves one idle for a device's time, so the count is rounded up.
-            while last < table.devices.count
+            while last < entries.count
                 && (last == first || fixes < windowFixes || (last - first) % pool.threads != 0)
             {
-                fixes += table.deviceStarts[last + 1] - table.deviceStarts[last]
+                fixes += entries.fixCount(last)
                 last += 1
             }
             let window = first
-            let starts = table.deviceStarts
-            let largest = (first..<last).map { starts[$0 + 1] - starts[$0] }.max() ?? 0
+            let largest = (first..<last).map { entries.fixCount($0) }.max() ?? 0
             try checkMemory(fixes: fixes, largestDevice: largest, lineBytesPerFix: lineBytesPerFix, file: reader.path)
-            let results = try evaluate(count: last - first, size: { starts[window + $0 + 1] - starts[window + $0] }) { k in
-                let d = window + k
-                let range = shared.table.deviceStarts[d]..<shared.table.deviceStarts[d + 1]
-                return (shared.table.deviceID(shared.table.devices[d]), TableFixes(table: shared, range: range))
+            let results = try evaluate(count: last - first, size: { entries.fixCount(window + $0) }) { k in
+                entries.device(window + k)
             }
             account(results, summary: &summary)
             let bytes = results.reduce(0) { $0 + $1.lines.count }
@@ -203,20 +249,47 @@ public final class BatchEvaluator {
                     throw FixFileError(path: reader.path, reason: problem)
                 }
             }
-            let ready = grouper.takeCompleteDevices()
+            let ready = mergeCarried(grouper.takeCompleteDevices(), last: false)
             let fixes = ready.reduce(0) { $0 + $1.fixes.count }
             largest = max(largest, fixes + grouper.openRows)
             lineBytesPerFix = try evaluateAndWrite(
                 ready, fixes: fixes, lineBytesPerFix: lineBytesPerFix, file: reader.path, writer: writer, summary: &summary)
             progress?(summary.rowsRead, reader.bytesRead)
         }
-        let rest = grouper.finish()
+        let rest = mergeCarried(grouper.finish(), last: true)
         _ = try evaluateAndWrite(
             rest, fixes: rest.reduce(0) { $0 + $1.fixes.count }, lineBytesPerFix: lineBytesPerFix, file: reader.path,
             writer: writer, summary: &summary)
         try writer.drain()
         summary.fixMemoryBytes = largest * MemoryLayout<FixRecord>.stride
         summary.deviceIDBytes = grouper.lastDeviceBytes
+    }
+
+    /// Complete devices of sorted input, merged in id order with the carried devices that
+    /// come before the next device of the input (all of them at the `last` call).
+    private func mergeCarried(_ devices: [BufferedDevice], last: Bool) -> [BufferedDevice] {
+        guard let carried else { return devices }
+        let ids = carried.ids
+        var out: [BufferedDevice] = []
+        out.reserveCapacity(devices.count)
+        for var device in devices {
+            while carriedCursor < ids.count && fenceIDPrecedes(ids[carriedCursor], device.id) {
+                out.append(BufferedDevice(id: ids[carriedCursor], carried: carriedCursor))
+                carriedCursor += 1
+            }
+            if carriedCursor < ids.count && ids[carriedCursor] == device.id {
+                device.carried = carriedCursor
+                carriedCursor += 1
+            }
+            out.append(device)
+        }
+        if last {
+            while carriedCursor < ids.count {
+                out.append(BufferedDevice(id: ids[carriedCursor], carried: carriedCursor))
+                carriedCursor += 1
+            }
+        }
+        return out
     }
 
     /// Evaluates complete devices and queues their lines; returns the lines' bytes per fix
@@ -230,9 +303,10 @@ public final class BatchEvaluator {
         try checkMemory(fixes: fixes, largestDevice: largest, lineBytesPerFix: lineBytesPerFix, file: file)
         let shared = SharedDevices(devices)
         let results = try evaluate(count: devices.count, size: { devices[$0].fixes.count }) { k in
-            (shared.devices[k].id, shared.devices[k].fixes)
+            (shared.devices[k].id, shared.devices[k].fixes, shared.devices[k].carried)
         }
-        summary.devices += devices.count
+        summary.devices += devices.lazy.filter { !$0.fixes.isEmpty }.count
+        summary.carriedDevices += devices.lazy.filter { $0.fixes.isEmpty }.count
         account(results, summary: &summary)
         try writer.submit(results)
         return Double(results.reduce(0) { $0 + $1.lines.count }) / Double(max(1, fixes))
@@ -246,10 +320,11 @@ public final class BatchEvaluator {
     /// last to finish is a small one and no worker idles long at the end of the window; each
     /// result keeps its device's place.
     private func evaluate<Source: DeviceFixSource & Sendable>(
-        count: Int, size: (Int) -> Int, device: @escaping @Sendable (Int) -> (String, Source)
+        count: Int, size: (Int) -> Int, device: @escaping @Sendable (Int) -> (String, Source, Int)
     ) throws -> [DeviceResult] {
         let results = DisjointSlots<DeviceResult?>(repeating: nil, count: count)
-        let failures = DisjointSlots<GEOSError?>(repeating: nil, count: count)
+        let failures = DisjointSlots<(any Error)?>(repeating: nil, count: count)
+        let epochs = self.epochs, carried = SharedCarried(self.carried)
         // Windows alternate between the workers' two line sets. The set used now was last
         // used two windows ago, whose lines are written: every window is submitted to the
         // writer right after it is evaluated, and a submission returns only once the window
@@ -262,8 +337,15 @@ public final class BatchEvaluator {
         let order = pool.threads > 1 ? (0..<count).sorted { (sizes[$0], $1) > (sizes[$1], $0) } : Array(0..<count)
         pool.run(count: count) { n, w in
             let k = order[n]
-            let (id, fixes) = device(k)
-            do throws(GEOSError) { results[k] = try workers.workers[w].evaluate(deviceID: id, fixes: fixes) } catch { failures[k] = error }
+            let (id, fixes, carriedIndex) = device(k)
+            do {
+                if let epochs {
+                    let restored = carriedIndex >= 0 ? try carried.state!.tracker(carriedIndex, context: epochs.contexts[0]) : nil
+                    results[k] = try workers.workers[w].evaluateCarried(deviceID: id, fixes: fixes, restored: restored)
+                } else {
+                    results[k] = try workers.workers[w].evaluate(deviceID: id, fixes: fixes)
+                }
+            } catch { failures[k] = error }
         }
         if let failure = failures.storage.compactMap({ $0 }).first { throw failure }
         return results.storage.map { $0! }
@@ -273,6 +355,15 @@ public final class BatchEvaluator {
     private func account(_ results: [DeviceResult], summary: inout BatchSummary) {
         for result in results {
             summary.processed += result.processed
+            if !result.removalExits.isEmpty {
+                if summary.removalExits.isEmpty { summary.removalExits = result.removalExits }
+                else { for k in result.removalExits.indices { summary.removalExits[k] += result.removalExits[k] } }
+            }
+            if keepPending {
+                carriedOut.bytes.append(contentsOf: result.state)
+                carriedOutCount += 1
+            }
+            if result.latest != Int64.min { watermark = Swift.max(watermark ?? Int64.min, result.latest) }
             for k in result.eventsByType.indices { summary.eventCounts[k] += result.eventsByType[k] }
             // Ingestion already rejected bad coordinates and accuracies and grouping put every
             // device in time order, so the tracker refuses nothing here; if it ever does, the
@@ -331,6 +422,78 @@ final class SharedTable: @unchecked Sendable {
 final class SharedDevices: @unchecked Sendable {
     let devices: [BufferedDevice]
     init(_ devices: [BufferedDevice]) { self.devices = devices }
+}
+
+final class SharedCarried: @unchecked Sendable {
+    let state: CarriedState?
+    init(_ state: CarriedState?) { self.state = state }
+}
+
+/// The devices of a grouped table, merged in id order with the devices of a carried state
+/// that have no fix in this run (those are evaluated too: their pending events fire, or
+/// they are carried on).
+final class DeviceEntries: @unchecked Sendable {
+    let table: SharedTable
+    /// Per entry: the table's device index or -1, and the carried device index or -1; nil
+    /// when nothing is carried (entry = table device).
+    let merged: [(table: Int32, carried: Int32)]?
+    let carried: CarriedState?
+    private(set) var carriedOnly = 0
+
+    init(table: SharedTable, carried: CarriedState?) {
+        self.table = table
+        self.carried = carried
+        guard let carried else {
+            merged = nil
+            return
+        }
+        let t = table.table
+        var out: [(table: Int32, carried: Int32)] = []
+        out.reserveCapacity(t.devices.count + carried.ids.count)
+        var i = 0, j = 0
+        var only = 0
+        while i < t.devices.count || j < carried.ids.count {
+            if j == carried.ids.count {
+                out.append((Int32(i), -1)); i += 1
+                continue
+            }
+            if i == t.devices.count {
+                out.append((-1, Int32(j))); j += 1; only += 1
+                continue
+            }
+            let a = t.deviceID(t.devices[i]), b = carried.ids[j]
+            if a == b {
+                out.append((Int32(i), Int32(j))); i += 1; j += 1
+            } else if fenceIDPrecedes(a, b) {
+                out.append((Int32(i), -1)); i += 1
+            } else {
+                out.append((-1, Int32(j))); j += 1; only += 1
+            }
+        }
+        merged = out
+        carriedOnly = only
+    }
+
+    var count: Int { merged?.count ?? table.table.devices.count }
+
+    private func tableIndex(_ e: Int) -> Int {
+        guard let merged else { return e }
+        return Int(merged[e].table)
+    }
+
+    func fixCount(_ e: Int) -> Int {
+        let d = tableIndex(e)
+        return d < 0 ? 0 : table.table.deviceStarts[d + 1] - table.table.deviceStarts[d]
+    }
+
+    /// The entry's device id, its fixes, and its carried index (-1: none).
+    func device(_ e: Int) -> (String, TableFixes, Int) {
+        let d = tableIndex(e)
+        let c = merged.map { Int($0[e].carried) } ?? -1
+        guard d >= 0 else { return (carried!.ids[c], TableFixes(table: table, range: 0..<0), c) }
+        let range = table.table.deviceStarts[d]..<table.table.deviceStarts[d + 1]
+        return (table.table.deviceID(table.table.devices[d]), TableFixes(table: table, range: range), c)
+    }
 }
 
 final class SharedWorkers: @unchecked Sendable {

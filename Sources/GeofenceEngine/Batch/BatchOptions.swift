@@ -67,6 +67,15 @@ public struct BatchSummary: Sendable {
     /// Rows of devices that belong to other shards.
     public var otherShardRows = 0
     public var devices = 0
+    /// Devices carried from a state file that had no fix in this run (their pending events
+    /// fired, or they were carried on).
+    public var carriedDevices = 0
+    /// With a state file written: its watermark, the latest accepted fix time (epoch ms) of
+    /// this run and the runs before it; a fence change in the next run applies 1 ms after it.
+    public var watermark: Int64? = nil
+    /// The fence updates applied (the carried state's own first), with their removal exits.
+    public var fenceUpdates: [AppliedUpdate] = []
+    package var removalExits: [Int] = []
     public var fences = 0
     /// Events written, by type (the package's counters are an array indexed by raw value).
     public var eventsByType: [GeofenceEvent.EventType: Int] {
@@ -92,6 +101,31 @@ public struct BatchSummary: Sendable {
     /// The process's peak resident set size when the run ended (`getrusage`), in bytes.
     public var peakResidentBytes = 0
 
+    /// One fence update of the run: when, from where, what it changed (counts of fences) and
+    /// how many removal exits it caused.
+    public struct AppliedUpdate: Hashable, Sendable {
+        public var time: Timestamp
+        /// The fence file, or `--state-in` for the difference between a carried state's fences and the run's.
+        public var source: String
+        public var added: Int
+        public var removed: Int
+        public var changed: Int
+        public var unchanged: Int
+        public var removalExits: Int
+
+        var json: JSONValue {
+            .object(JSONObject(members: [
+                .init(key: "at", value: .number(String(time.milliseconds))),
+                .init(key: "source", value: .string(source)),
+                .init(key: "added", value: .integer(added)),
+                .init(key: "removed", value: .integer(removed)),
+                .init(key: "changed", value: .integer(changed)),
+                .init(key: "unchanged", value: .integer(unchanged)),
+                .init(key: "removalExits", value: .integer(removalExits)),
+            ]))
+        }
+    }
+
     public var events: Int { eventCounts.reduce(0, +) }
     public var fixesPerSecond: Double { seconds > 0 ? Double(rowsRead) / seconds : 0 }
 
@@ -108,6 +142,11 @@ public struct BatchSummary: Sendable {
             ]))))
         }
         let events = GeofenceEvent.EventType.allCases.map { JSONObject.Member(key: $0.name, value: n(eventCounts[Int($0.rawValue)])) }
+        // Only in runs with carried state or fence updates: other summaries keep their keys.
+        var live: [JSONObject.Member] = []
+        if carriedDevices > 0 { live.append(.init(key: "carriedDevices", value: n(carriedDevices))) }
+        if !fenceUpdates.isEmpty { live.append(.init(key: "fenceUpdates", value: .array(fenceUpdates.map(\.json)))) }
+        if let watermark { live.append(.init(key: "watermark", value: .number(String(watermark)))) }
         return .object(JSONObject(members: [
             .init(key: "file", value: .string(file)),
             .init(key: "rowsRead", value: n(rowsRead)),
@@ -122,6 +161,7 @@ public struct BatchSummary: Sendable {
             .init(key: "events", value: n(self.events)),
             .init(key: "eventsByType", value: .object(JSONObject(members: events))),
             .init(key: "threads", value: n(threads)),
+        ] + live + [
             .init(key: "peakResidentBytes", value: n(peakResidentBytes)),
             .init(key: "fixMemoryBytes", value: n(fixMemoryBytes)),
             .init(key: "fenceLoadSeconds", value: fenceLoadSeconds.flatMap(JSONValue.double) ?? .null),
@@ -145,6 +185,11 @@ public struct BatchSummary: Sendable {
         text += String(format3: seconds) + " s, \(Int(fixesPerSecond)) fixes/s"
         if shard.count > 1 { text += "; shard \(shard), \(otherShardRows) rows of other shards skipped" }
         if blankLines > 0 { text += "; \(blankLines) blank lines skipped" }
+        if carriedDevices > 0 { text += "; \(carriedDevices) devices carried from the state without fixes" }
+        for update in fenceUpdates {
+            text += "; fence update at \(update.time.milliseconds) (\(update.source)): \(update.added) added, \(update.removed) removed, "
+            text += "\(update.changed) changed, \(update.removalExits) removal exits"
+        }
         return text
     }
 }

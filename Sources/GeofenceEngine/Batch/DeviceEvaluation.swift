@@ -15,14 +15,20 @@ struct DeviceResult: Sendable {
     /// Rows the tracker refused (only `order` can happen here: ingestion already rejected
     /// bad coordinates and accuracies, and grouping sorted each device by time).
     var rejections: [(RejectionReason, String)] = []
+    /// With fence updates: the removal exits of each update.
+    var removalExits: [Int] = []
+    /// With a carried state to write: the device's entry (its id and tracker).
+    var state: [UInt8] = []
+    /// The latest accepted fix time, `Int64.min` when none was.
+    var latest = Int64.min
 }
 
 /// A device's NDJSON lines: a range of the window buffer of the worker that evaluated it
 /// (``BatchWorker/startWindow(_:)``), read by the output writer once the window is done.
 struct LineRange: @unchecked Sendable {
-    fileprivate(set) var buffer: ScratchArray<UInt8>? = nil
-    fileprivate(set) var offset = 0
-    fileprivate(set) var count = 0
+    var buffer: ScratchArray<UInt8>? = nil
+    var offset = 0
+    var count = 0
 
     /// The lines (valid until the buffer's set is started again, two windows later).
     var bytes: UnsafeRawBufferPointer {
@@ -36,25 +42,38 @@ final class BatchWorker {
     let context: TrackerContext
     let evaluator: ContainmentEvaluator
     let formatter: EventLineFormatter
-    private var events: [GeofenceEvent] = []
-    private var nearby: [FenceDistance] = []
-    private var records: [FixRecord] = []
+    var events: [GeofenceEvent] = []
+    var nearby: [FenceDistance] = []
+    var records: [FixRecord] = []
     /// A device's fixes for the batch containment query, and its answer.
     private var latitudes: [Double] = [], longitudes: [Double] = [], levels: [Int] = []
-    private var pairs = ContainmentPairs()
+    var pairs = ContainmentPairs()
     /// Two sets of window lines, used by alternate windows: the devices this worker
     /// evaluates in a window append their lines to the window's set, and the writer reads
     /// them from there while the next window fills the other set. Reused window after window,
     /// so the output takes no fresh memory per device: a device's lines in an array of their
     /// own were freed after writing and their pages faulted in again for the next ones (the
     /// 117 MB of the Austin run faulted whole).
-    private let windowLines = [ScratchArray<UInt8>(capacity: 1 << 16), ScratchArray<UInt8>(capacity: 1 << 16)]
-    private var currentSet = 0
+    let windowLines = [ScratchArray<UInt8>(capacity: 1 << 16), ScratchArray<UInt8>(capacity: 1 << 16)]
+    var currentSet = 0
+    /// With fence updates or a carried state (``evaluateCarried(deviceID:fixes:restored:)``):
+    /// the epochs, an evaluator per epoch (the first is `evaluator`), and whether pending
+    /// events stay pending at the end of the input (to be written to a state file).
+    let epochs: FenceEpochs?
+    let epochEvaluators: [ContainmentEvaluator]
+    let keepPending: Bool
 
-    init(context: TrackerContext, formatter: EventLineFormatter) throws(GEOSError) {
+    init(context: TrackerContext, formatter: EventLineFormatter, epochs: FenceEpochs? = nil, keepPending: Bool = false) throws(GEOSError) {
         self.context = context
         evaluator = try ContainmentEvaluator(fenceSet: context.fenceSet)
         self.formatter = formatter
+        self.epochs = epochs
+        self.keepPending = keepPending
+        var evaluators = [evaluator]
+        if let epochs {
+            for set in epochs.sets.dropFirst() { evaluators.append(try ContainmentEvaluator(fenceSet: set)) }
+        }
+        epochEvaluators = evaluators
     }
 
     /// Starts a window on line set `set` (0 or 1), emptying it. Call while no device is being
@@ -65,7 +84,9 @@ final class BatchWorker {
     }
 
     /// The fences containing each of `records`, by the batch query (fix index, slot).
-    private func containing(_ records: [FixRecord], options: ContainmentOptions, into pairs: inout ContainmentPairs) throws(GEOSError) {
+    func containing(
+        _ records: ArraySlice<FixRecord>, options: ContainmentOptions, evaluator: ContainmentEvaluator, into pairs: inout ContainmentPairs
+    ) throws(GEOSError) {
         var latitudes = self.latitudes, longitudes = self.longitudes, levels = self.levels
         self.latitudes = []; self.longitudes = []; self.levels = []
         defer { self.latitudes = latitudes; self.longitudes = longitudes; self.levels = levels }
@@ -113,7 +134,7 @@ final class BatchWorker {
         if exact {
             // What `observe` does in this case, for all the device's fixes in one batch query
             // (ingestion already refused the fixes it would refuse): pairs in fix order.
-            try containing(records, options: options, into: &pairs)
+            try containing(records[...], options: options, evaluator: evaluator, into: &pairs)
         }
         var next = 0
         for (k, record) in records.enumerated() {
@@ -161,7 +182,7 @@ final class BatchWorker {
         return result
     }
 
-    private func isOrdered(_ events: [GeofenceEvent]) -> Bool {
+    func isOrdered(_ events: [GeofenceEvent]) -> Bool {
         guard events.count > 1 else { return true }
         for k in 1..<events.count {
             let a = events[k - 1], b = events[k]

@@ -2,6 +2,8 @@
 struct BufferedDevice: Sendable {
     var id: String
     var fixes = BufferedFixes()
+    /// The device's index in the carried state, -1 for none.
+    var carried = -1
 }
 
 /// A device's fixes, in time order.
@@ -9,6 +11,7 @@ struct BufferedFixes: DeviceFixSource, Sendable {
     var records: [FixRecord] = []
 
     var count: Int { records.count }
+    var isEmpty: Bool { records.isEmpty }
 
     func gather(into scratch: inout [FixRecord]) {
         scratch.removeAll(keepingCapacity: true)

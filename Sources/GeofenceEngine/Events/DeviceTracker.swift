@@ -24,8 +24,9 @@
 /// one field. A fix that finds the device in no fence with nothing pending does a few
 /// comparisons and allocates nothing.
 public struct DeviceTracker: Sendable {
-    /// The fences, configuration and per-fence numbers shared by all trackers.
-    public let context: TrackerContext
+    /// The fences, configuration and per-fence numbers shared by all trackers; a fence
+    /// update (``apply(_:)``) moves the tracker to the new set's context.
+    public internal(set) var context: TrackerContext
     /// Per-fence states, ascending by slot.
     var tracks: [FenceTrack] = []
     /// Time of the latest accepted input (ms), `Int64.min` before the first.
@@ -81,12 +82,16 @@ public struct DeviceTracker: Sendable {
     /// previous fix's position); then the fix sets the raw states (a flip inside a quiet
     /// window restarts it); then what is due at the fix's time fires (a first transition
     /// fires at once); then venueConfirmed and periodic presence are checked at the fix.
-    /// - Returns: nil, or why the fix was rejected (then nothing changed).
+    /// - Returns: nil, or why the fix was rejected (then nothing changed):
+    ///   ``TrackerRejection/wrongFenceSet(_:)`` for an observation made on another fence set.
     /// - Complexity: O(k + m) for k fences touched and m nearby fences, plus the stop check
     ///   while a visit awaits venueConfirmed (bounded by ``StopHistory/limit`` fixes).
     @discardableResult
     public mutating func update(_ observation: FixObservation, appendingTo events: inout [GeofenceEvent]) -> TrackerRejection? {
-        update(fix: observation.fix, nearby: observation.nearby, appendingTo: &events)
+        if let set = observation.fenceSet, set !== context.fenceSet {
+            return .wrongFenceSet("the observation was made with an evaluator of another fence set than the tracker's")
+        }
+        return update(fix: observation.fix, nearby: observation.nearby, appendingTo: &events)
     }
 
     /// ``update(_:appendingTo:)`` with the observation's two parts passed apart: the batch
@@ -184,6 +189,7 @@ public struct DeviceTracker: Sendable {
     func event(_ type: GeofenceEvent.EventType, slot: Int32, at time: Int64, latitude: Double, longitude: Double) -> GeofenceEvent {
         GeofenceEvent(
             type: type, timestamp: Timestamp(milliseconds: time), slot: slot,
-            geofenceID: context.fenceID(Int(slot)), latitude: latitude, longitude: longitude)
+            geofenceID: context.fenceID(Int(slot)), latitude: latitude, longitude: longitude,
+            fenceSet: context.idsInEvents ? context.fenceSet : nil)
     }
 }

@@ -37,14 +37,17 @@ public struct FixObservation: Sendable {
     public var fix: Fix
     /// Ascending by slot, each slot once.
     package private(set) var nearby: [FenceDistance]
+    /// The set whose slots `nearby` names (nil: the batch path, which never mixes sets).
+    package let fenceSet: FenceSet?
 
     /// Makes an observation; `nearby` is sorted by slot (and de-duplicated, keeping the
     /// smaller distance) when it is not already.
     ///
     /// - Complexity: O(n) when sorted, O(n log n) otherwise.
-    package init(fix: Fix, nearby: [FenceDistance]) {
+    package init(fix: Fix, nearby: [FenceDistance], fenceSet: FenceSet? = nil) {
         self.fix = fix
         self.nearby = nearby
+        self.fenceSet = fenceSet
         var sorted = true
         if nearby.count > 1 {
             for k in 1..<nearby.count where nearby[k - 1].slot >= nearby[k].slot {

@@ -1,4 +1,11 @@
 /// One event of one device at one fence (semantics §4, §5).
+///
+/// An event names its fence by id and carries the fence's radius, level and pass-through
+/// properties as they were when the event happened: after a fence update, events carry the
+/// new values, and the exit a removed fence causes carries the removed fence's
+/// (``reason`` is then ``Reason/fenceRemoved``). Its `Codable` form is the CLI's event line:
+/// `eventType, timestamp (ms), deviceId (when set), geofenceId, lat, lng, radius, level (when
+/// the fence has one), geofenceProperties, reason (only on a removal exit)`.
 public struct GeofenceEvent: Hashable, Sendable, CustomStringConvertible {
     /// The kinds of event, in the order events of one fence at one instant are listed.
     public enum EventType: UInt8, Hashable, Sendable, CaseIterable, Codable, Comparable {
@@ -22,41 +29,124 @@ public struct GeofenceEvent: Hashable, Sendable, CustomStringConvertible {
         public static func < (a: EventType, b: EventType) -> Bool { a.rawValue < b.rawValue }
     }
 
+    /// Why an event happened when it is not a fix or the passing of time.
+    public enum Reason: String, Hashable, Sendable, Codable {
+        /// An exit because a fence update removed the fence while the device was reported
+        /// inside it.
+        case fenceRemoved
+    }
+
     public var type: EventType
     /// When the event happened: the fix's time, or for an event that fell due between fixes
-    /// its due time (never the time it was noticed).
+    /// its due time (never the time it was noticed); a removal exit's is the update's time.
     public var timestamp: Timestamp
-    /// The fence's slot in the tracker's ``FenceSet``.
-    public var slot: Int32
     /// The fence's id.
     public var geofenceID: String
-    /// The fix that produced the event; for an event that fell due between fixes, the last
-    /// fix at or before its timestamp.
+    /// The fix that produced the event; for an event that fell due between fixes (or a
+    /// removal exit), the last fix at or before its timestamp.
     public var latitude: Double
     public var longitude: Double
+    /// Set on the exit a fence update causes (``Reason/fenceRemoved``); nil otherwise.
+    public var reason: Reason?
+    /// The device's id, when the producer knows it (a decoded event line, a server); a
+    /// ``DeviceTracker`` does not, and leaves it nil.
+    public var deviceID: String?
 
-    public init(type: EventType, timestamp: Timestamp, slot: Int32, geofenceID: String, latitude: Double, longitude: Double) {
+    /// The fence's slot in the set the event was made under (for a removal exit, the set
+    /// before the update); -1 for an event made without a set (decoded, or a removal exit
+    /// found while restoring a snapshot).
+    package var slot: Int32
+    /// Where the fence's radius, level and properties are read: the set (by `slot`), or a
+    /// copy of them when there is no set. Both nil in the batch path, which writes events
+    /// from the set's rendered fragments by slot.
+    package var fenceSet: FenceSet?
+    package var detached: DetachedFence?
+
+    /// An event with the fence's attributes given (a removal exit restored from a snapshot,
+    /// a decoded line, a test).
+    public init(
+        type: EventType, timestamp: Timestamp, geofenceID: String, latitude: Double, longitude: Double,
+        radius: Double, level: Int? = nil, properties: JSONObject = JSONObject(), reason: Reason? = nil, deviceID: String? = nil
+    ) {
+        self.init(type: type, timestamp: timestamp, slot: -1, geofenceID: geofenceID, latitude: latitude, longitude: longitude)
+        detached = DetachedFence(radius: radius, level: level, properties: properties)
+        self.reason = reason
+        self.deviceID = deviceID
+    }
+
+    /// An event of the fence in `slot` of `fenceSet` (nil: the batch path, see ``fenceSet``).
+    package init(
+        type: EventType, timestamp: Timestamp, slot: Int32, geofenceID: String, latitude: Double, longitude: Double,
+        fenceSet: FenceSet? = nil
+    ) {
         self.type = type
         self.timestamp = timestamp
         self.slot = slot
         self.geofenceID = geofenceID
         self.latitude = latitude
         self.longitude = longitude
+        self.fenceSet = fenceSet
     }
 
-    /// The fence in `fenceSet` (the tracker's set).
-    public func fence(in fenceSet: FenceSet) -> Fence { fenceSet.fence(at: Int(slot)) }
+    /// The fence's radius in metres (a polygon's: its minimum enclosing circle's).
+    public var radius: Double {
+        if let fenceSet, slot >= 0 { return fenceSet.radius(at: Int(slot)) }
+        return detached?.radius ?? 0
+    }
 
-    /// The order of events within one tracker call: timestamp, then fence id (slot order is
-    /// id order), then type (entrance, dwell, venueConfirmed, exit, presence).
-    @inlinable
+    /// The fence's level, or nil for a global fence.
+    public var level: Int? {
+        if let fenceSet, slot >= 0 { return fenceSet.level(at: Int(slot)) }
+        return detached?.level
+    }
+
+    /// The fence's pass-through properties.
+    public var properties: JSONObject {
+        if let fenceSet, slot >= 0 { return fenceSet.properties(at: Int(slot)) }
+        return detached?.properties ?? JSONObject()
+    }
+
+    /// The fence in `fenceSet`, looked up by id; nil when the set has no such fence (a
+    /// removed fence's exit).
+    public func fence(in fenceSet: FenceSet) -> Fence? { fenceSet[id: geofenceID] }
+
+    /// The order of events within one tracker call: timestamp, then fence id, then type
+    /// (entrance, dwell, venueConfirmed, exit, presence).
     public static func precedes(_ a: GeofenceEvent, _ b: GeofenceEvent) -> Bool {
         if a.timestamp != b.timestamp { return a.timestamp < b.timestamp }
-        if a.slot != b.slot { return a.slot < b.slot }
+        if a.slot != b.slot || a.slot < 0 { return a.slot >= 0 && b.slot >= 0 ? a.slot < b.slot : fenceIDPrecedes(a.geofenceID, b.geofenceID) }
         return a.type < b.type
+    }
+
+    /// Events are equal when they say the same: type, time, fence id, position, reason and
+    /// device id (not where the fence's attributes are read from).
+    public static func == (a: GeofenceEvent, b: GeofenceEvent) -> Bool {
+        a.type == b.type && a.timestamp == b.timestamp && a.geofenceID == b.geofenceID && a.latitude == b.latitude
+            && a.longitude == b.longitude && a.reason == b.reason && a.deviceID == b.deviceID
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(type)
+        hasher.combine(timestamp)
+        hasher.combine(geofenceID)
+        hasher.combine(reason)
     }
 
     public var description: String {
         "\(type.name) \(geofenceID) at \(timestamp.milliseconds) ms (\(latitude), \(longitude))"
+            + (reason.map { " (\($0.rawValue))" } ?? "")
+    }
+}
+
+/// A fence's attributes held by an event made without its set.
+package final class DetachedFence: Sendable {
+    let radius: Double
+    let level: Int?
+    let properties: JSONObject
+
+    init(radius: Double, level: Int?, properties: JSONObject) {
+        self.radius = radius
+        self.level = level
+        self.properties = properties
     }
 }

@@ -7,7 +7,8 @@ import GeofenceGEOS
 /// ``TrackerContext`` and keep a ``DeviceTracker`` per device, computing observations with
 /// an evaluator per thread.
 public final class GeofenceMonitor {
-    public let evaluator: ContainmentEvaluator
+    /// The geometry step's evaluator, on the tracker's fence set (replaced by a fence update).
+    public private(set) var evaluator: ContainmentEvaluator
     /// The device's state (a value: copy it, snapshot it).
     public private(set) var tracker: DeviceTracker
 
@@ -28,7 +29,8 @@ public final class GeofenceMonitor {
     public var context: TrackerContext { tracker.context }
 
     /// The observation of `fix` (geometry only; the tracker is not touched).
-    public func observe(_ fix: Fix) throws(GEOSError) -> FixObservation {
+    /// - Throws: ``GEOSError`` when GEOS fails.
+    public func observe(_ fix: Fix) throws -> FixObservation {
         try tracker.context.observe(fix, using: evaluator)
     }
 
@@ -66,6 +68,27 @@ public final class GeofenceMonitor {
     public func recalculateNearby(_ fix: Fix) throws -> [GeofenceEvent] {
         try fix.coordinate.validate()
         return try tracker.recalculateNearby(observe(fix))
+    }
+
+    /// Moves the device to `fenceSet` at `time` (a republished catalog), with the rules of
+    /// ``DeviceTracker/apply(_:)``, and returns the events the move causes (what fell due
+    /// before `time`, then the removal exits).
+    /// - Throws: ``TrackerRejection`` (`order` when `time` is before the latest input),
+    ///   ``GEOSError`` when GEOS cannot start an evaluator for the new set. Nothing changes then.
+    /// - Complexity: O(n + m) to compare the sets (``FenceSet.Change``), O(k) for the device.
+    public func moveFences(to fenceSet: FenceSet, at time: Timestamp, onFenceRemoved: FenceUpdate.RemovalPolicy = .exit) throws
+        -> [GeofenceEvent]
+    {
+        try apply(FenceUpdate(from: tracker.context, to: fenceSet, at: time, onFenceRemoved: onFenceRemoved))
+    }
+
+    /// Applies a fence update made once for many monitors (``DeviceTracker/apply(_:)``).
+    /// - Throws: as ``moveFences(to:at:onFenceRemoved:)``.
+    public func apply(_ update: FenceUpdate) throws -> [GeofenceEvent] {
+        let newEvaluator = try ContainmentEvaluator(fenceSet: update.context.fenceSet)
+        let events = try tracker.apply(update)
+        evaluator = newEvaluator
+        return events
     }
 
     /// The end of the device's input: what is pending fires.

@@ -158,9 +158,16 @@ public final class TrackerContext: Sendable {
     /// The observation of `fix`: the geometry step, on the caller's thread and evaluator
     /// (which must be built on this context's fence set). A fix the tracker will reject
     /// anyway gets an empty list without a query.
-    public func observe(_ fix: Fix, using evaluator: ContainmentEvaluator) throws(GEOSError) -> FixObservation {
+    /// - Throws: ``TrackerRejection/wrongFenceSet(_:)`` when `evaluator` is built on another
+    ///   fence set than this context's, ``GEOSError`` when GEOS fails.
+    public func observe(_ fix: Fix, using evaluator: ContainmentEvaluator) throws -> FixObservation {
+        guard evaluator.fenceSet === fenceSet else {
+            throw TrackerRejection.wrongFenceSet("the evaluator is built on another fence set than the tracker's")
+        }
         var nearby: [FenceDistance] = []
-        return try observe(fix, using: evaluator, buffer: &nearby)
+        var observation = try observe(fix, using: evaluator, buffer: &nearby)
+        observation = FixObservation(fix: observation.fix, nearby: observation.nearby, fenceSet: fenceSet)
+        return observation
     }
 
     /// ``observe(_:using:)`` reusing `buffer` for the nearby list (the batch hot path): once
@@ -169,7 +176,7 @@ public final class TrackerContext: Sendable {
         _ fix: Fix, using evaluator: ContainmentEvaluator, buffer nearby: inout [FenceDistance]
     ) throws(GEOSError) -> FixObservation {
         nearby.removeAll(keepingCapacity: true)
-        if rejection(of: fix) != nil { return FixObservation(fix: fix, nearby: nearby) }
+        if rejection(of: fix) != nil { return FixObservation(fix: fix, nearby: nearby, fenceSet: nil) }
         let allowance = accuracyAllowance(fix.accuracy)
         if maximumReach + allowance <= 0 {
             try evaluator.containingDistances(
@@ -181,7 +188,7 @@ public final class TrackerContext: Sendable {
                 options: configuration.containmentOptions, maximumBuffer: maximumReach + allowance,
                 buffer: { slot in Swift.max(self.enterReach(slot), self.exitReach(slot)) + allowance }, into: &nearby)
         }
-        return FixObservation(fix: fix, nearby: nearby)
+        return FixObservation(fix: fix, nearby: nearby, fenceSet: nil)
     }
 }
 

@@ -1,7 +1,8 @@
 /// Why the tracker refused an input. A refused input changes nothing.
 ///
 /// Fixes are checked in this order: `coordinate`, `accuracy`, `order`. Region signals and
-/// presence requests can fail with `order`, region signals also with `unknownFence`.
+/// presence requests can fail with `order`, region signals also with `unknownFence`;
+/// observations and fence updates made for another fence set with `wrongFenceSet`.
 public enum TrackerRejection: Error, Hashable, Sendable, CustomStringConvertible {
     /// Latitude or longitude non-finite or out of range (the error the evaluator, the
     /// monitor and the planner throw for the same point).
@@ -12,6 +13,10 @@ public enum TrackerRejection: Error, Hashable, Sendable, CustomStringConvertible
     case order(latest: Timestamp, given: Timestamp)
     /// A region signal names a fence the set does not have.
     case unknownFence(String)
+    /// The input was made for another fence set than the tracker's: an observation computed
+    /// with an evaluator of another set, or a fence update from another set. (Slots of one
+    /// set mean other fences in another, so the tracker never guesses.)
+    case wrongFenceSet(String)
 
     /// The rejection's short name, as counted in summaries.
     public var reason: Reason {
@@ -20,12 +25,13 @@ public enum TrackerRejection: Error, Hashable, Sendable, CustomStringConvertible
         case .accuracy: .accuracy
         case .order: .order
         case .unknownFence: .unknownFence
+        case .wrongFenceSet: .wrongFenceSet
         }
     }
 
     /// Short names of rejection reasons.
     public enum Reason: String, Hashable, Sendable, CaseIterable, Codable {
-        case coordinate, accuracy, order, unknownFence
+        case coordinate, accuracy, order, unknownFence, wrongFenceSet
     }
 
     /// One line for people: the reason's name, a colon, and ``detail``.
@@ -44,6 +50,8 @@ public enum TrackerRejection: Error, Hashable, Sendable, CustomStringConvertible
             "\(given) (\(given.milliseconds) ms) is earlier than the device's latest input \(latest) (\(latest.milliseconds) ms)"
         case .unknownFence(let id):
             "no fence has the id \(JSONWriter.quoted(id))"
+        case .wrongFenceSet(let detail):
+            detail
         }
     }
 }

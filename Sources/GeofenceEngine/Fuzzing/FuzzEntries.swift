@@ -15,6 +15,7 @@ package enum FuzzEntries {
         ("timestamp", timestamp),
         ("snapshot", snapshot),
         ("fence-file", compiledFenceFile),
+        ("state", carriedState),
     ]
 
     /// A GeoJSON fence file (FeatureCollection or GeoJSONSeq) through the streaming reader
@@ -159,6 +160,33 @@ package enum FuzzEntries {
         }
         if let fleet = try? SnapshotStore.decode(FleetSnapshot.self, from: bytes, path: nil) {
             roundTrip(fleet)
+        }
+    }
+
+    /// A state file (`evaluate --state-in`): checked and decoded, or an error.
+    ///
+    /// Properties: every device of a file that opens decodes on the file's own set or is an
+    /// error (never a trap); the trackers that decode write back to a file that reads the same
+    /// devices with the same trackers.
+    package static func carriedState(_ bytes: [UInt8]) {
+        guard let state = try? CarriedState(bytes: bytes, path: "fuzz"),
+            let context = try? TrackerContext(fenceSet: state.fenceSet, configuration: state.configuration, idsInEvents: false)
+        else { return }
+        var devices = ByteWriter()
+        var kept: [(String, DeviceTracker)] = []
+        for k in state.ids.indices {
+            guard let tracker = try? state.tracker(k, context: context) else { continue }
+            CarriedState.deviceEntry(id: state.ids[k], tracker: tracker, to: &devices)
+            kept.append((state.ids[k], tracker))
+        }
+        let again = CarriedState.fileBytes(
+            fenceSet: state.fenceSet, watermark: state.watermark, shard: state.shard, configuration: state.configuration,
+            deviceCount: kept.count, devices: devices.bytes)
+        guard let reread = try? CarriedState(bytes: again, path: "fuzz (written back)") else { fatalError("a written state does not read") }
+        precondition(reread.ids == kept.map(\.0), "a state's devices change in a round trip")
+        for (k, (_, tracker)) in kept.enumerated() {
+            guard let back = try? reread.tracker(k, context: context) else { fatalError("a written tracker does not decode") }
+            precondition(back.snapshot() == tracker.snapshot(), "a tracker changes in a round trip")
         }
     }
 

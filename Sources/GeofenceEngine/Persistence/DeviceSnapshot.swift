@@ -6,6 +6,12 @@ public protocol VersionedSnapshot: Codable, Sendable {
     static var kind: String { get }
     /// The version the value was written with.
     var version: Int { get }
+    /// The oldest version this build still reads (the current one unless said otherwise).
+    static var oldestReadableVersion: Int { get }
+}
+
+extension VersionedSnapshot {
+    public static var oldestReadableVersion: Int { currentVersion }
 }
 
 /// One device's tracker state, by fence id (so it does not depend on slot numbers), as a
@@ -14,7 +20,11 @@ public protocol VersionedSnapshot: Codable, Sendable {
 ///
 /// Times are epoch milliseconds.
 public struct DeviceSnapshot: VersionedSnapshot, Hashable {
-    public static let currentVersion = 1
+    /// Version 2 adds each fence's fingerprint, radius, level and properties (version 1
+    /// snapshots are still read: their fences count as unchanged, and a removal exit from
+    /// one carries radius 0 and no properties).
+    public static let currentVersion = 2
+    public static let oldestReadableVersion = 1
     public static let kind = "device"
 
     /// A fix as stored.
@@ -40,6 +50,14 @@ public struct DeviceSnapshot: VersionedSnapshot, Hashable {
         public var dwellDone: Bool
         public var venueDone: Bool
         public var lastPresence: Int64
+        /// The fence's ``FenceSet/fingerprint(at:)`` when the snapshot was taken (nil in
+        /// version 1): restoring onto a set where it differs counts the fence as changed.
+        public var fingerprint: UInt64?
+        /// The fence's radius, level and properties when the snapshot was taken: what the
+        /// exit carries if the fence is gone when the snapshot is restored.
+        public var radius: Double?
+        public var level: Int?
+        public var properties: JSONObject?
     }
 
     /// A fix kept for stop detection.
@@ -79,7 +97,9 @@ public struct DeviceSnapshot: VersionedSnapshot, Hashable {
 
 /// Many devices' states, keyed by device id.
 public struct FleetSnapshot: VersionedSnapshot, Hashable {
-    public static let currentVersion = 1
+    /// Version 2 holds version 2 device snapshots; version 1 is still read.
+    public static let currentVersion = 2
+    public static let oldestReadableVersion = 1
     public static let kind = "fleet"
 
     public var version: Int
@@ -101,8 +121,6 @@ public struct SnapshotError: Error, Hashable, Sendable, CustomStringConvertible 
         case truncated(String)
         /// The file is damaged or not a snapshot of the expected kind.
         case corrupt(String)
-        /// The snapshot names a fence the fence set does not have.
-        case unknownFence(String)
         /// The file cannot be read or written.
         case io(String)
     }
@@ -122,7 +140,6 @@ public struct SnapshotError: Error, Hashable, Sendable, CustomStringConvertible 
             what = "snapshot version \(found) is not supported (this build reads version \(expected))"
         case .truncated(let detail): what = "snapshot is truncated: \(detail)"
         case .corrupt(let detail): what = "snapshot is corrupt: \(detail)"
-        case .unknownFence(let id): what = "snapshot names fence \(JSONWriter.quoted(id)), which the fence set does not have"
         case .io(let detail): what = detail
         }
         return path.map { "\($0): \(what)" } ?? what

@@ -1,7 +1,9 @@
 /// Converting a tracker to and from its ``DeviceSnapshot``.
 extension DeviceTracker {
-    /// The tracker's whole state, by fence id.
-    /// - Complexity: O(k + s + e) for k touched fences, s kept fixes, e entered fences.
+    /// The tracker's whole state, by fence id, with each touched fence's fingerprint, radius,
+    /// level and properties.
+    /// - Complexity: O(k + s + e) for k touched fences, s kept fixes, e entered fences (plus
+    ///   the touched fences' vertices, for their fingerprints).
     public func snapshot() -> DeviceSnapshot {
         let fences = context.fenceSet
         func id(_ slot: Int32?) -> String? { slot.map { fences.id(at: Int($0)) } }
@@ -15,10 +17,13 @@ extension DeviceTracker {
                     accuracy: $0.accuracy, level: $0.level)
             },
             fences: tracks.map {
-                DeviceSnapshot.FenceRecord(
-                    id: fences.id(at: Int($0.slot)), raw: $0.raw, reported: $0.reported, lastFlip: $0.lastFlip,
+                let slot = Int($0.slot)
+                return DeviceSnapshot.FenceRecord(
+                    id: fences.id(at: slot), raw: $0.raw, reported: $0.reported, lastFlip: $0.lastFlip,
                     windowEnd: $0.windowEnd == FenceTrack.never ? nil : $0.windowEnd, visitStart: $0.visitStart,
-                    visitFirstFix: $0.visitFirstFix, dwellDone: $0.dwellDone, venueDone: $0.venueDone, lastPresence: $0.lastPresence)
+                    visitFirstFix: $0.visitFirstFix, dwellDone: $0.dwellDone, venueDone: $0.venueDone, lastPresence: $0.lastPresence,
+                    fingerprint: fences.fingerprint(at: slot), radius: fences.radius(at: slot), level: fences.level(at: slot),
+                    properties: fences.properties(at: slot))
             },
             stopHistory: stops.points.map {
                 DeviceSnapshot.StopRecord(sequence: $0.sequence, timestamp: $0.time, latitude: $0.latitude, longitude: $0.longitude)
@@ -29,46 +34,61 @@ extension DeviceTracker {
                 lastUpdate: places.lastUpdate?.milliseconds))
     }
 
-    /// A tracker that carries on exactly where the snapshot's tracker stopped, with the
-    /// fences and configuration of `context` (the membership TTL comes from it).
+    /// A tracker that carries on where the snapshot's tracker stopped, with the fences and
+    /// configuration of `context` (the membership TTL comes from it), and the events that
+    /// restoring onto these fences causes.
     ///
-    /// - Throws: ``SnapshotError`` for a version this build does not read, a fence id the
-    ///   set does not have, or values that cannot come from a tracker (a fence twice, stop
-    ///   fixes out of time order).
-    public init(restoring snapshot: DeviceSnapshot, context: TrackerContext) throws(SnapshotError) {
+    /// The set may differ from the one the snapshot was taken on: the fence update rules of
+    /// ``apply(_:)`` apply at the snapshot's latest time. A fence the set no longer has is
+    /// removed (an exit with ``GeofenceEvent/Reason/fenceRemoved`` when the device was
+    /// reported inside and `onFenceRemoved` is ``FenceUpdate/RemovalPolicy/exit``; the
+    /// exit carries the radius, level and properties the snapshot stored); any other fence
+    /// keeps its state, changed or not. Restoring onto the same fences causes no event.
+    ///
+    /// - Throws: ``SnapshotError`` for a version this build does not read, or values that
+    ///   cannot come from a tracker (a fence twice, stop fixes out of time order). Never for
+    ///   a removed or changed fence.
+    public static func restore(
+        _ snapshot: DeviceSnapshot, context: TrackerContext, onFenceRemoved: FenceUpdate.RemovalPolicy = .exit
+    ) throws(SnapshotError) -> (tracker: DeviceTracker, events: [GeofenceEvent]) {
         func fail(_ detail: String) -> SnapshotError { SnapshotError(path: nil, problem: .corrupt(detail)) }
-        guard snapshot.version == DeviceSnapshot.currentVersion else {
+        guard snapshot.version >= DeviceSnapshot.oldestReadableVersion && snapshot.version <= DeviceSnapshot.currentVersion else {
             throw SnapshotError(path: nil, problem: .wrongVersion(found: snapshot.version, expected: DeviceSnapshot.currentVersion))
         }
         let fenceSet = context.fenceSet
-        func slot(_ id: String) throws(SnapshotError) -> Int32 {
-            guard let slot = fenceSet.slot(of: id) else { throw SnapshotError(path: nil, problem: .unknownFence(id)) }
-            return Int32(slot)
-        }
-        func optionalSlot(_ id: String?) throws(SnapshotError) -> Int32? {
-            guard let id else { return nil }
-            return try slot(id)
-        }
-        self.init(context: context)
-        clock = snapshot.latestTime ?? FenceTrack.never
-        fixCount = snapshot.fixCount
-        lastFix = snapshot.lastFix.map {
+        func slot(_ id: String?) -> Int32? { id.flatMap { fenceSet.slot(of: $0) }.map(Int32.init) }
+        var tracker = DeviceTracker(context: context)
+        tracker.clock = snapshot.latestTime ?? FenceTrack.never
+        tracker.fixCount = snapshot.fixCount
+        tracker.lastFix = snapshot.lastFix.map {
             Fix(timestamp: Timestamp(milliseconds: $0.timestamp), latitude: $0.latitude, longitude: $0.longitude,
                 accuracy: $0.accuracy, level: $0.level)
         }
+        var seen = Set<String>()
         var restored: [FenceTrack] = []
+        var events: [GeofenceEvent] = []
+        let removalTime = Timestamp(milliseconds: snapshot.latestTime ?? 0)
         for record in snapshot.fences {
+            guard seen.insert(record.id).inserted else { throw fail("fence \(JSONWriter.quoted(record.id)) appears twice") }
+            guard let slot = slot(record.id) else {
+                if record.reported && onFenceRemoved == .exit {
+                    let position = tracker.duePosition
+                    events.append(
+                        GeofenceEvent(
+                            type: .exit, timestamp: removalTime, geofenceID: record.id, latitude: position.latitude,
+                            longitude: position.longitude, radius: record.radius ?? 0, level: record.level,
+                            properties: record.properties ?? JSONObject(), reason: .fenceRemoved))
+                }
+                continue
+            }
             restored.append(
                 FenceTrack(
-                    slot: try slot(record.id), raw: record.raw, reported: record.reported, lastFlip: record.lastFlip,
+                    slot: slot, raw: record.raw, reported: record.reported, lastFlip: record.lastFlip,
                     windowEnd: record.windowEnd ?? FenceTrack.never, visitStart: record.visitStart,
                     visitFirstFix: record.visitFirstFix, dwellDone: record.dwellDone, venueDone: record.venueDone, lastPresence: record.lastPresence))
         }
         restored.sort { $0.slot < $1.slot }
-        for k in restored.indices.dropFirst() where restored[k - 1].slot == restored[k].slot {
-            throw fail("fence \(JSONWriter.quoted(fenceSet.id(at: Int(restored[k].slot)))) appears twice")
-        }
-        tracks = restored
+        tracker.tracks = restored
         var points: [StopHistory.Point] = []
         for record in snapshot.stopHistory {
             if let previous = points.last, previous.time > record.timestamp || previous.sequence >= record.sequence {
@@ -78,20 +98,27 @@ extension DeviceTracker {
                 StopHistory.Point(
                     sequence: record.sequence, time: record.timestamp, latitude: record.latitude, longitude: record.longitude))
         }
-        stops = StopHistory(points: points)
+        tracker.stops = StopHistory(points: points)
         var entered: [PlacesState.Entry] = []
+        var enteredIDs = Set<String>()
         for record in snapshot.places.entered {
-            entered.append(PlacesState.Entry(slot: try slot(record.id), since: Timestamp(milliseconds: record.since)))
+            guard enteredIDs.insert(record.id).inserted else { throw fail("entered fence \(JSONWriter.quoted(record.id)) appears twice") }
+            if let slot = slot(record.id) { entered.append(PlacesState.Entry(slot: slot, since: Timestamp(milliseconds: record.since))) }
         }
         entered.sort { $0.slot < $1.slot }
-        for k in entered.indices.dropFirst() where entered[k - 1].slot == entered[k].slot {
-            throw fail("entered fence \(JSONWriter.quoted(fenceSet.id(at: Int(entered[k].slot)))) appears twice")
-        }
+        var places = tracker.places
         places.entered = entered
-        places.current = try optionalSlot(snapshot.places.current)
-        places.lastEntered = try optionalSlot(snapshot.places.lastEntered)
-        places.lastExited = try optionalSlot(snapshot.places.lastExited)
+        let currentRemoved = snapshot.places.current != nil && slot(snapshot.places.current) == nil
+        places.current = currentRemoved ? PlacesState.currentByEntry(entered, fences: fenceSet) : slot(snapshot.places.current)
+        places.lastEntered = slot(snapshot.places.lastEntered)
+        places.lastExited = slot(snapshot.places.lastExited)
         places.lastUpdate = snapshot.places.lastUpdate.map(Timestamp.init(milliseconds:))
-        recomputeNextDue()
+        if !events.isEmpty {
+            places.expire(at: removalTime)
+            places.lastUpdate = removalTime
+        }
+        tracker.places = places
+        tracker.recomputeNextDue()
+        return (tracker, events)
     }
 }

@@ -46,6 +46,20 @@ public enum SnapshotStore {
         }
     }
 
+    /// The snapshot as bytes, in the file format (see the type's documentation): what
+    /// ``write(_:to:)`` writes, for a caller that stores or sends the bytes itself.
+    /// - Throws: ``SnapshotError`` (`io`) when the snapshot cannot be encoded.
+    public static func encode<S: VersionedSnapshot>(_ snapshot: S) throws(SnapshotError) -> [UInt8] {
+        try encode(snapshot, path: nil)
+    }
+
+    /// Decodes bytes that ``encode(_:)`` made (or a file ``write(_:to:)`` wrote), with the
+    /// checks of ``read(_:from:)``.
+    /// - Throws: ``SnapshotError``: `truncated`, `wrongVersion` or `corrupt`.
+    public static func decode<S: VersionedSnapshot>(_ type: S.Type, from bytes: [UInt8]) throws(SnapshotError) -> S {
+        try decode(type, from: bytes, path: nil)
+    }
+
     /// The file's bytes: the header line, the snapshot's JSON and a line break.
     static func encode<S: VersionedSnapshot>(_ snapshot: S, path: String?) throws(SnapshotError) -> [UInt8] {
         let payload: [UInt8]
@@ -89,7 +103,7 @@ public enum SnapshotStore {
         }
         guard header.format == format else { throw corrupt("format is \(JSONWriter.quoted(header.format)), not \(JSONWriter.quoted(format))") }
         guard header.kind == S.kind else { throw corrupt("it holds a \(header.kind) snapshot, not a \(S.kind) snapshot") }
-        guard header.version == S.currentVersion else {
+        guard header.version >= S.oldestReadableVersion && header.version <= S.currentVersion else {
             throw SnapshotError(path: path, problem: .wrongVersion(found: header.version, expected: S.currentVersion))
         }
         let body = bytes[(newline + 1)...]

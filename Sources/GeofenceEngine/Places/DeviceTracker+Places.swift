@@ -37,6 +37,9 @@ extension DeviceTracker {
     @discardableResult
     public mutating func recalculateNearby(_ observation: FixObservation) throws(TrackerRejection) -> [GeofenceEvent] {
         let fix = observation.fix
+        if let set = observation.fenceSet, set !== context.fenceSet {
+            throw .wrongFenceSet("the observation was made with an evaluator of another fence set than the tracker's")
+        }
         if let rejection = context.rejection(of: fix) { throw rejection }
         var events: [GeofenceEvent] = []
         try advance(to: fix.timestamp, appendingTo: &events)

@@ -102,7 +102,7 @@ func walkThrough(folder: URL, checks: inout Checks) throws {
     // then the snapshot.
     let snapshot = try SnapshotStore.read(DeviceSnapshot.self, from: path)
     let context = try TrackerContext(fenceSet: fences, configuration: configuration)
-    let tracker = try DeviceTracker(restoring: snapshot, context: context)
+    let (tracker, _) = try DeviceTracker.restore(snapshot, context: context)
     let restored = try GeofenceMonitor(tracker: tracker)
     let leaving = try restored.update(fix(200, 40.76, -73.98))   // exit at 200 s
 
@@ -133,6 +133,24 @@ func walkThrough(folder: URL, checks: inout Checks) throws {
     checks.expect(plan.add.isEmpty, "plan.add after the update: \(plan.add)")
     checks.expect(plan.monitor.map(\.geofenceID).sorted() == ["home", "office", "park"], "plan.monitor: \(plan.monitor)")
     checks.expect(plan.refreshRegion == nil, "no refresh region when every fence fits: \(String(describing: plan.refreshRegion))")
+
+    // MARK: Follow a fence update
+    // The app downloads a new catalog (here: the fences without "home")
+    // as bytes: GeoJSON, GeoJSONSeq or a compiled fence file.
+    let downloaded = try FenceSet(fences.fences.filter { $0.id != "home" }).compiledBytes()
+    let phone = try GeofenceMonitor(fenceSet: fences, configuration: configuration)
+    _ = try phone.update(fix(10, 40.75, -73.98))              // entrance home
+    let catalog = try FenceSet.load(bytes: downloaded)
+    let moved = try phone.moveFences(to: catalog, at: start.adding(seconds: 30))
+    // moved: an exit from "home" at 30 s with reason .fenceRemoved;
+    // the phone now answers for the new catalog
+    let line = try JSONEncoder().encode(moved[0])   // the CLI's event JSON
+
+    // Checks
+    checks.expect(moved.map(\.type) == [.exit] && moved.first?.reason == .fenceRemoved, "removal exit: \(moved)")
+    checks.expect(moved.first?.geofenceID == "home" && moved.first?.radius == 150, "removal exit's fence: \(moved)")
+    checks.expect(String(decoding: line, as: UTF8.self).contains(#""reason":"fenceRemoved""#), "event JSON")
+    checks.expect(try phone.update(fix(40, 40.75, -73.98)).isEmpty, "no event of the removed fence")
 
     // MARK: Batch
     let output = folder.appendingPathComponent("events.ndjson").path

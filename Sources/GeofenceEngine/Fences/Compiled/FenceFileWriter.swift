@@ -42,6 +42,31 @@ enum FenceFileWriter {
     /// - Complexity: O(size), the digests on every core.
     @discardableResult
     static func write(_ set: FenceSet, to path: String) throws(FileReadError) -> Int {
+        let writer = try AtomicFileWriter(path: path)
+        let end = try emit(set) { (bytes) throws(FileReadError) in try writer.write(bytes) }
+        try writer.commit()
+        return end
+    }
+
+    /// The file's bytes in memory (``FenceSet/compiledBytes()``).
+    static func bytes(_ set: FenceSet) throws(FileReadError) -> [UInt8] {
+        var out: [UInt8] = []
+        _ = try emit(set) { (bytes) throws(FileReadError) in out.append(contentsOf: bytes) }
+        return out
+    }
+
+    /// `put` on an array's bytes (`withUnsafeBytes` rethrows untyped errors).
+    private static func putArray(_ bytes: [UInt8], _ put: (UnsafeRawBufferPointer) throws(FileReadError) -> Void) throws(FileReadError) {
+        let result: Result<Void, FileReadError> = bytes.withUnsafeBytes { b in
+            do throws(FileReadError) { try put(b); return .success(()) } catch { return .failure(error) }
+        }
+        try result.get()
+    }
+
+    /// Hands the file's bytes to `put`, in order; returns the size.
+    private static func emit(
+        _ set: FenceSet, _ put: (UnsafeRawBufferPointer) throws(FileReadError) -> Void
+    ) throws(FileReadError) -> Int {
         let meta = FenceFileMeta(set).words
         return try meta.withUnsafeBufferPointer { (metaWords) throws(FileReadError) -> Int in
             let sections = Self.sections(of: set, meta: metaWords)
@@ -76,22 +101,20 @@ enum FenceFileWriter {
             let headerHash = header.withUnsafeBytes { XXH64.hash($0) }
             header.replaceSubrange(40..<48, with: withUnsafeBytes(of: headerHash.littleEndian) { Array($0) })
 
-            let writer = try AtomicFileWriter(path: path)
-            try writer.write(header)
-            try writer.write(table)
+            try putArray(header, put)
+            try putArray(table, put)
             let zeros = [UInt8](repeating: 0, count: FenceFileFormat.alignment)
             for section in sections {
                 // In pieces: the writer copies what it is given into its buffer.
                 var from = 0
                 while from < section.bytes.count {
                     let to = Swift.min(from + FenceFileFormat.blockSize, section.bytes.count)
-                    try writer.write(UnsafeRawBufferPointer(rebasing: section.bytes[from..<to]))
+                    try put(UnsafeRawBufferPointer(rebasing: section.bytes[from..<to]))
                     from = to
                 }
                 let padding = FenceFileFormat.padded(section.bytes.count) - section.bytes.count
-                if padding > 0 { try writer.write(Array(zeros[0..<padding])) }
+                if padding > 0 { try putArray(Array(zeros[0..<padding]), put) }
             }
-            try writer.commit()
             return end
         }
     }

@@ -1,0 +1,150 @@
+/// One device through fence updates and carried state: the path of
+/// ``BatchWorker/evaluate(deviceID:fixes:)`` when the run has fence updates, reads a state
+/// file or writes one. Runs without them never come here, so their output and speed are the
+/// plain path's.
+extension BatchWorker {
+    /// Runs one device's fixes from `restored` (a carried tracker on the first epoch's set)
+    /// or a fresh tracker: each update is applied before the first fix at or after its time
+    /// and, after the last fix, every update not yet applied; then the end of input fires
+    /// what is pending, unless pending events are kept for a state file (then the device's
+    /// state is encoded into the result).
+    ///
+    /// Events are rendered with the formatter of the set they were made under, ordered by
+    /// time, then fence id across sets, keeping the tracker's order among equals.
+    func evaluateCarried<Source: DeviceFixSource>(
+        deviceID: String, fixes: Source, restored: DeviceTracker?
+    ) throws(GEOSError) -> DeviceResult {
+        let epochs = self.epochs!
+        var result = DeviceResult()
+        result.removalExits = [Int](repeating: 0, count: epochs.updates.count)
+        var tracker = restored ?? DeviceTracker(context: epochs.contexts[0])
+        var events: [GeofenceEvent] = []
+        var nearby = self.nearby
+        var records = self.records
+        var pairs = self.pairs
+        self.nearby = []
+        self.records = []
+        self.pairs = ContainmentPairs()
+        defer {
+            self.nearby = nearby
+            self.records = records
+            self.pairs = pairs
+        }
+        fixes.gather(into: &records)
+        // (first event, epoch) at each change of the set events are made under.
+        var segments: [(start: Int, epoch: Int)] = [(0, 0)]
+        var epoch = 0
+        func applyNext() {
+            let before = events.count
+            do throws(TrackerRejection) {
+                try tracker.apply(epochs.updates[epoch], appendingTo: &events)
+            } catch {
+                // Cannot happen (updates come in time order, before any later fix); counted if it does.
+                result.rejections.append((.order, "fence update: \(error.detail)"))
+            }
+            for e in events[before...] where e.reason == .fenceRemoved { result.removalExits[epoch] += 1 }
+            epoch += 1
+            segments.append((events.count, epoch))
+        }
+        var k = 0
+        while k < records.count {
+            while epoch < epochs.updates.count && epochs.updates[epoch].time.milliseconds <= records[k].timestamp { applyNext() }
+            // The fixes before the next update, under this epoch's set.
+            var end = k + 1
+            let limit = epoch < epochs.updates.count ? epochs.updates[epoch].time.milliseconds : Int64.max
+            while end < records.count && records[end].timestamp < limit { end += 1 }
+            try run(records[k..<end], tracker: &tracker, epoch: epoch, nearby: &nearby, pairs: &pairs, events: &events, result: &result)
+            k = end
+        }
+        while epoch < epochs.updates.count { applyNext() }
+        if keepPending {
+            var entry = ByteWriter()
+            CarriedState.deviceEntry(id: deviceID, tracker: tracker, to: &entry)
+            result.state = entry.bytes
+        } else {
+            tracker.finish(appendingTo: &events)
+        }
+        write(events, segments: segments, epochs: epochs, deviceID: deviceID, result: &result)
+        return result
+    }
+
+    /// The fixes of one epoch through the tracker (a batch containment query on the epoch's
+    /// set when the observation is plain containment, else one query a fix).
+    private func run(
+        _ range: ArraySlice<FixRecord>, tracker: inout DeviceTracker, epoch: Int, nearby: inout [FenceDistance],
+        pairs: inout ContainmentPairs, events: inout [GeofenceEvent], result: inout DeviceResult
+    ) throws(GEOSError) {
+        let context = tracker.context
+        let evaluator = epochEvaluators[epoch]
+        let exact = context.observationIsContainment
+        if exact { try containing(range, options: context.configuration.containmentOptions, evaluator: evaluator, into: &pairs) }
+        var next = 0
+        for (k, record) in range.enumerated() {
+            let fix = record.fix
+            if exact {
+                nearby.removeAll(keepingCapacity: true)
+                while next < pairs.count && Int(pairs.fixes[next]) == k {
+                    nearby.append(FenceDistance(slot: pairs.slots[next], distance: 0))
+                    next += 1
+                }
+            } else {
+                _ = try context.observe(fix, using: evaluator, buffer: &nearby)
+            }
+            if let rejection = tracker.update(fix: fix, nearby: nearby, appendingTo: &events) {
+                let reason: RejectionReason =
+                    switch rejection.reason {
+                    case .coordinate: .coordinate
+                    case .accuracy: .accuracy
+                    default: .order
+                    }
+                result.rejections.append((reason, rejection.detail))
+            } else {
+                result.processed += 1
+                result.latest = Swift.max(result.latest, record.timestamp)
+            }
+        }
+    }
+
+    /// Orders the device's events (time, then fence id across sets, stable) and appends their
+    /// lines, each rendered by its set's formatter; a removal exit's line ends with its reason.
+    private func write(
+        _ events: [GeofenceEvent], segments: [(start: Int, epoch: Int)], epochs: FenceEpochs, deviceID: String,
+        result: inout DeviceResult
+    ) {
+        guard !events.isEmpty else { return }
+        var epochOf = [Int](repeating: 0, count: events.count)
+        for (n, segment) in segments.enumerated() {
+            let end = n + 1 < segments.count ? segments[n + 1].start : events.count
+            for i in segment.start..<end { epochOf[i] = segment.epoch }
+        }
+        func rank(_ i: Int) -> Int32 { epochs.ranks.isEmpty ? events[i].slot : epochs.ranks[epochOf[i]][Int(events[i].slot)] }
+        var order = Array(events.indices)
+        let ordered = zip(order, order.dropFirst()).allSatisfy { a, b in
+            events[a].timestamp < events[b].timestamp || (events[a].timestamp == events[b].timestamp && rank(a) <= rank(b))
+        }
+        if !ordered {
+            order.sort { a, b in
+                if events[a].timestamp != events[b].timestamp { return events[a].timestamp < events[b].timestamp }
+                let ra = rank(a), rb = rank(b)
+                return ra != rb ? ra < rb : a < b
+            }
+        }
+        let lines = windowLines[currentSet], offset = lines.count
+        let reason = Array(#","reason":"fenceRemoved"}"#.utf8) + [0x0A]
+        EventLineFormatter.deviceFragment(deviceID).withUnsafeBufferPointer { device in
+            var text = EventLineFormatter.CoordinateText()
+            for i in order {
+                let e = events[i]
+                result.eventsByType[Int(e.type.rawValue)] &+= 1
+                epochs.formatters[epochOf[i]].write(
+                    type: e.type, timestamp: e.timestamp.milliseconds, device: device, slot: Int(e.slot),
+                    latitude: e.latitude, longitude: e.longitude, text: &text, to: lines)
+                if e.reason == .fenceRemoved {
+                    lines.count -= 2  // the line's closing "}\n"
+                    reason.withUnsafeBufferPointer { lines.append($0.baseAddress!, count: $0.count) }
+                }
+            }
+        }
+        result.lines = LineRange(buffer: lines, offset: offset, count: lines.count - offset)
+    }
+}
