@@ -12,7 +12,7 @@ import PackageDescription
 let package = Package(
     name: "geofence-engine",
     // macOS 15: the engine uses the standard library's Atomic and Mutex (Synchronization).
-    platforms: [.macOS(.v15)],
+    platforms: [.iOS(.v18), .macOS(.v15)],
     products: [
         .library(name: "GeofenceEngine", targets: ["GeofenceEngine"]),
         .executable(name: "geofence", targets: ["geofence"]),

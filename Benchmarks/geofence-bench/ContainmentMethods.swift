@@ -21,7 +21,7 @@ final class ContainmentWorker {
     let method: ContainmentMethod
     private let evaluator: ContainmentEvaluator
     private let naive: NaiveGEOSContainment?
-    let order: ContainmentOrder
+    let order: ContainmentPairs.Order
     /// Fixes per batch call (nil: the thread's whole range in one call).
     let batchSize: Int?
     private var buffer: [Int32] = []
@@ -30,7 +30,7 @@ final class ContainmentWorker {
     private let latitudes: [Double]
     private let longitudes: [Double]
 
-    init(world: PeerWorld, method: ContainmentMethod, order: ContainmentOrder = .automatic, batchSize: Int? = nil) throws {
+    init(world: PeerWorld, method: ContainmentMethod, order: ContainmentPairs.Order = .automatic, batchSize: Int? = nil) throws {
         self.world = world
         self.method = method
         self.order = order

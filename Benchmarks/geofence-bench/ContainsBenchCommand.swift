@@ -133,10 +133,10 @@ struct ContainmentRun {
     /// Runs `method` over all fixes `repeats` times on `threads` threads. Per-thread workers
     /// (evaluators, GEOS state) are made before timing; the first repeat includes the lazy
     /// locator builds and is reported apart.
-    static let orders: [String: ContainmentOrder] = ["automatic": .automatic, "input": .input, "tiles": .tiles]
+    static let orders: [String: ContainmentPairs.Order] = ["automatic": .automatic, "input": .input, "tiles": .tiles]
 
     static func measure(
-        world: PeerWorld, method: ContainmentMethod, threads: Int, repeats: Int, order: ContainmentOrder = .automatic,
+        world: PeerWorld, method: ContainmentMethod, threads: Int, repeats: Int, order: ContainmentPairs.Order = .automatic,
         batchSize: Int? = nil, chunks: Int? = nil, passes fixedPasses: Int? = nil, byRanges: Bool = false
     ) throws -> ContainmentRun {
         // The batch on several threads, whole: the library's parallel evaluator, one call a pass.
@@ -218,7 +218,7 @@ struct ContainmentRun {
     /// batch on `threads` threads through ``ParallelContainmentEvaluator``: all the fixes in
     /// one call a pass, timed as the one-thread batch is (its checksum after the clock).
     static func measureParallel(
-        world: PeerWorld, threads: Int, repeats: Int, order: ContainmentOrder, passes fixedPasses: Int?
+        world: PeerWorld, threads: Int, repeats: Int, order: ContainmentPairs.Order, passes fixedPasses: Int?
     ) throws -> ContainmentRun {
         let evaluator = try ParallelContainmentEvaluator(fenceSet: world.fenceSet, threads: threads)
         let n = world.fixCount

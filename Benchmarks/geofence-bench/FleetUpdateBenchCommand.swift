@@ -33,7 +33,7 @@ struct FleetUpdateBenchCommand: ParsableCommand {
         var catalog: [Fence] = []
         for k in 0..<fences {
             let (lat, lng) = point()
-            catalog.append(Fence(id: "f\(k)", shape: .circle(center: Coordinate(latitude: lat, longitude: lng), radius: 50 + rng.unit() * 250)))
+            catalog.append(Fence(geofenceID: "f\(k)", shape: .circle(center: Coordinate(latitude: lat, longitude: lng), radius: 50 + rng.unit() * 250)))
         }
         let old = try FenceSet(catalog)
         var republished: [Fence] = []
@@ -45,7 +45,7 @@ struct FleetUpdateBenchCommand: ParsableCommand {
         }
         for k in 0..<fences / 100 {
             let (lat, lng) = point()
-            republished.append(Fence(id: "n\(k)", shape: .circle(center: Coordinate(latitude: lat, longitude: lng), radius: 100)))
+            republished.append(Fence(geofenceID: "n\(k)", shape: .circle(center: Coordinate(latitude: lat, longitude: lng), radius: 100)))
         }
         let new = try FenceSet(republished)
         let context = try TrackerContext(fenceSet: old)

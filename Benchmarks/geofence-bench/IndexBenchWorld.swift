@@ -46,9 +46,9 @@ enum IndexBenchWorld {
             let size = 50 * Double.pow(10, rng.unit())  // log-uniform 50…500 m
             let id = "f\(i)"
             if i % 2 == 0 || circlesOnly {
-                out.append(Fence(id: id, shape: .circle(center: c, radius: size), featureIndex: i))
+                out.append(Fence(geofenceID: id, shape: .circle(center: c, radius: size), featureIndex: i))
             } else {
-                out.append(Fence(id: id, shape: .polygon(star(around: c, size: size, &rng)), featureIndex: i))
+                out.append(Fence(geofenceID: id, shape: .polygon(star(around: c, size: size, &rng)), featureIndex: i))
             }
         }
         return out

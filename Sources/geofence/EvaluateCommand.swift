@@ -173,7 +173,7 @@ struct EvaluateCommand: ParsableCommand {
         let loadStart = Platform.monotonicSeconds()
         var fenceLoadSeconds = 0.0
         let (fenceSet, reader) = try CLIError.reporting {
-            try InputOpening.opening(fixes, { [fixes] () throws(FixFileError) in try BatchEvaluator.openFixes(fixes, options: options) }) {
+            try InputOpening.opening(fixes, { [fixes] () throws(FileError) in try BatchEvaluator.openFixes(fixes, options: options) }) {
                 defer { fenceLoadSeconds = Platform.monotonicSeconds() - loadStart }
                 return try FenceLoading.load(path: fences, repair: repair)
             }

@@ -16,7 +16,7 @@ enum FenceLoading {
             for problem in error.problems { FileHandleText.standardError("\(path): \(problem)\n") }
             let hint = repair ? "" : " (run `geofence validate --fences \(path)`, or add --repair for invalid polygons)"
             throw CLIError("\(path): \(error.problems.count) invalid feature(s)\(hint)")
-        } catch let error as FenceFileError {
+        } catch let error as FileError {
             throw CLIError(error.description)
         } catch {
             throw CLIError("\(path): \(error)")
@@ -26,7 +26,7 @@ enum FenceLoading {
     /// How the commands open compiled fence files: every checksum on the first open and
     /// whenever the file changed, recorded in ``FenceFileRecords/commandLineFolder()``; every
     /// checksum every time when no records folder can be named (`GEOFENCE_CACHE_DIR=`).
-    static var verification: FenceFileVerification {
+    static var verification: FenceSet.Verification {
         FenceFileRecords.commandLineFolder().map { .onceUntilChanged(recordsIn: $0) } ?? .full
     }
 
@@ -34,7 +34,7 @@ enum FenceLoading {
     static func inspect(path: String, repair: Bool) throws(CLIError) -> FenceFileReport {
         do {
             return try FenceSet.inspect(path: path, repair: repair)
-        } catch let error as FenceFileError {
+        } catch let error as FileError {
             throw CLIError(error.description)
         } catch let error as GEOSError {
             throw CLIError("\(path): \(error)")

@@ -40,14 +40,14 @@ struct NearestCommand: ParsableCommand {
 
     func validate() throws {
         guard count > 0 else { throw ValidationError("--count must be at least 1, found \(count)") }
-        if let kind, FenceKind(rawValue: kind) == nil {
+        if let kind, NearestFilter.Kind(rawValue: kind) == nil {
             throw ValidationError("--kind must be circle or polygon, found \(kind)")
         }
     }
 
     func run() throws {
         let fenceSet = try FenceLoading.load(path: fences, repair: repair)
-        let filter = NearestFilter(level: level, library: library, kind: kind.flatMap(FenceKind.init(rawValue:)))
+        let filter = NearestFilter(level: level, library: library, kind: kind.flatMap(NearestFilter.Kind.init(rawValue:)))
         let found: [FenceDistance]
         do {
             let evaluator = try ContainmentEvaluator(fenceSet: fenceSet)
@@ -58,7 +58,7 @@ struct NearestCommand: ParsableCommand {
         var text: [UInt8] = []
         for f in found {
             text.append(contentsOf: "{\"geofenceId\":".utf8)
-            JSONWriter.writeString(fenceSet.id(at: Int(f.slot)), to: &text)
+            JSONWriter.writeString(fenceSet.geofenceID(at: Int(f.slot)), to: &text)
             text.append(contentsOf: ",\"distance\":\(CLINumber.millimetres(f.distance, rounding: .toNearestOrAwayFromZero))}\n".utf8)
         }
         try CLIError.reporting {

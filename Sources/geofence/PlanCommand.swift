@@ -69,13 +69,13 @@ struct PlanCommand: ParsableCommand {
     var repair = false
 
     /// The parsed budget (valid after `validate()`).
-    var budget: RegistrationBudget { RegistrationBudget(argument: platform) ?? .custom(0) }
+    var budget: RegistrationPlanner.Budget { RegistrationPlanner.Budget(argument: platform) ?? .custom(0) }
 
     /// The ids of --registered, in order.
     var registeredIDs: [String] { registered.isEmpty ? [] : registered.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
 
     func validate() throws {
-        guard let budget = RegistrationBudget(argument: platform) else {
+        guard let budget = RegistrationPlanner.Budget(argument: platform) else {
             throw ValidationError("--platform must be ios, android or a number of regions, found \(platform)")
         }
         guard accuracy >= 0 else { throw ValidationError("--accuracy must be a number of metres >= 0 (inf: anywhere), found \(accuracy)") }

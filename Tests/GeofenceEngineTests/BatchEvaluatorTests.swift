@@ -60,7 +60,7 @@ struct BatchEvaluatorTests {
 
     /// Files of more than 64 KiB are parsed in one slice per thread per block, and grouped by
     /// a counting sort split between the threads: the output is still the one-by-one twin's.
-    @Test("several slices per block and a parallel grouping change nothing", arguments: [34, 35] as [UInt64])
+    @Test("several slices per block and a parallel grouping change nothing", arguments: sized(full: [34, 35], quick: [34]) as [UInt64])
     func slicedBlocks(seed: UInt64) throws {
         let fixture = BatchFixture.make(seed: seed, devices: 30, fixesPerDevice: 400).shuffled(seed: seed)
         let set = try FenceSet(fixture.fences)
@@ -304,11 +304,11 @@ struct BatchEvaluatorTests {
             #expect {
                 _ = try runBatch(set, path: path, options: BatchOptions())
             } throws: { error in
-                guard let e = error as? FixFileError else { return false }
+                guard let e = error as? FileError else { return false }
                 return e.path == path && e.reason.contains(reason)
             }
         }
-        #expect(throws: FixFileError.self) { _ = try runBatch(set, path: "/nonexistent.csv", options: BatchOptions()) }
+        #expect(throws: FileError.self) { _ = try runBatch(set, path: "/nonexistent.csv", options: BatchOptions()) }
     }
 }
 

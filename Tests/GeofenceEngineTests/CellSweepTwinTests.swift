@@ -48,7 +48,7 @@ struct CellSweepTwinTests {
     /// Dense fences (several pairs a fix, so the pairs are placed by runs), fences too wide for
     /// the cells (the large entries merged into each cell's), fences split at the antimeridian
     /// (two boxes) and caps over the pole, with and without levels, under every option.
-    @Test("the sweep equals the fix-major blocks and the scan", arguments: testSeeds(2, base: 71))
+    @Test("the sweep equals the fix-major blocks and the scan", arguments: testSeeds(sized(full: 2, quick: 1), base: 71))
     func sweepEqualsTwins(seed: UInt64) throws {
         for (name, base) in IndexedContainmentTests.worlds {
             var rng = SeededGenerator(seed: seed)
@@ -66,20 +66,23 @@ struct CellSweepTwinTests {
             #expect(layout.shift == 0, "seed \(seed) \(name): \(directory.columns * directory.rows) cells for \(m) fixes")
             let levels = points.map { _ in rng.chance(0.4) ? Int.min : rng.int(0...2) }
             var densest = 0
-            for withLevels in [false, true] {
-                for options in [
-                    ContainmentOptions(), ContainmentOptions(levelFences: false), ContainmentOptions(globalFences: false),
-                ] {
-                    let lev = withLevels ? levels : nil
-                    let expected = try Self.scan(evaluator, points, levels: lev, options: options)
-                    for moving in [false, true] {
-                        let swept = try Self.tileOrder(evaluator, points, levels: lev, options: options, sweep: true, moving: moving)
-                        let blocks = try Self.tileOrder(evaluator, points, levels: lev, options: options, sweep: false, moving: moving)
-                        #expect(swept == expected, "seed \(seed) \(name) levels \(withLevels) \(options) moving \(moving): sweep \(swept.count) pairs, scan \(expected.count)")
-                        #expect(blocks == expected, "seed \(seed) \(name) levels \(withLevels) \(options) moving \(moving): blocks \(blocks.count) pairs, scan \(expected.count)")
-                    }
-                    densest = max(densest, expected.count)
+            // Every option with and without levels under `make test-long`; under `make test`
+            // each option once, levels on for the two that concern them (the scan, run for
+            // each, takes most of the time).
+            let all = [ContainmentOptions(), ContainmentOptions(levelFences: false), ContainmentOptions(globalFences: false)]
+            let cases = sized(
+                full: [false, true].flatMap { withLevels in all.map { (withLevels, $0) } },
+                quick: [(false, all[0]), (true, all[1]), (true, all[2])])
+            for (withLevels, options) in cases {
+                let lev = withLevels ? levels : nil
+                let expected = try Self.scan(evaluator, points, levels: lev, options: options)
+                for moving in [false, true] {
+                    let swept = try Self.tileOrder(evaluator, points, levels: lev, options: options, sweep: true, moving: moving)
+                    let blocks = try Self.tileOrder(evaluator, points, levels: lev, options: options, sweep: false, moving: moving)
+                    #expect(swept == expected, "seed \(seed) \(name) levels \(withLevels) \(options) moving \(moving): sweep \(swept.count) pairs, scan \(expected.count)")
+                    #expect(blocks == expected, "seed \(seed) \(name) levels \(withLevels) \(options) moving \(moving): blocks \(blocks.count) pairs, scan \(expected.count)")
                 }
+                densest = max(densest, expected.count)
             }
             // The placement by runs is taken from two pairs a fix.
             #expect(densest >= 2 * points.count, "seed \(seed) \(name): \(densest) pairs for \(points.count) fixes")
@@ -92,11 +95,11 @@ struct CellSweepTwinTests {
     func twoBoxesInOneCell(seed: UInt64) throws {
         var rng = SeededGenerator(seed: seed)
         var fences = (0..<20).map { k in
-            Fence(id: "cap\(k)", shape: .circle(
+            Fence(geofenceID: "cap\(k)", shape: .circle(
                 center: Coordinate(latitude: 89.995, longitude: rng.double(-180...180)), radius: rng.double(700...2_000)))
         }
         let centers = (0..<10).map { _ in Coordinate(latitude: rng.double(89.985...89.99), longitude: 180 - rng.double(0...0.01)) }
-        fences += centers.enumerated().map { Fence(id: "split\($0.offset)", shape: .circle(center: $0.element, radius: 300)) }
+        fences += centers.enumerated().map { Fence(geofenceID: "split\($0.offset)", shape: .circle(center: $0.element, radius: 300)) }
         let evaluator = try ContainmentEvaluator(fenceSet: try FenceSet(fences))
         // Some cell lists one fence twice.
         let directory = evaluator.fenceSet.directory
@@ -123,7 +126,7 @@ struct CellSweepTwinTests {
     /// A fence crossing the antimeridian whose one box is too large for the cells (a large
     /// entry, merged into every cell's) and whose other box sits in cells: a fix in either is
     /// one pair, in the sweep as in the scan.
-    @Test("a fence with one box among the large entries and one in the cells", arguments: testSeeds(2, base: 79))
+    @Test("a fence with one box among the large entries and one in the cells", arguments: testSeeds(sized(full: 2, quick: 1), base: 79))
     func largeAndCellBoxes(seed: UInt64) throws {
         var rng = SeededGenerator(seed: seed)
         let world = RandomWorld.antimeridian
@@ -132,7 +135,7 @@ struct CellSweepTwinTests {
         // (hundreds of cells: large) and a sliver one cell wide.
         let center = Coordinate(latitude: world.center.latitude, longitude: 177.8)
         let radius = Sphere.distance(center, Coordinate(latitude: center.latitude, longitude: -179.999))
-        fences.append(Fence(id: "straddling", shape: .circle(center: center, radius: radius)))
+        fences.append(Fence(geofenceID: "straddling", shape: .circle(center: center, radius: radius)))
         let evaluator = try ContainmentEvaluator(fenceSet: try FenceSet(fences))
         let directory = evaluator.fenceSet.directory
         let large = Set((0..<directory.largeSlots.count).map { directory.largeSlots[$0] })

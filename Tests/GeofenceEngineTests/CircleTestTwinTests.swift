@@ -206,7 +206,7 @@ struct CircleTestTwinTests {
     /// The coverage never says no where a fence holds the point: every point of random
     /// worlds (fine cells of all sizes, points on fences' boxes' edges) that the scan finds in
     /// a fence is a "maybe".
-    @Test("the coverage says maybe wherever a fence holds the point", arguments: [1, 2, 3] as [UInt64])
+    @Test("the coverage says maybe wherever a fence holds the point", arguments: sized(full: [1, 2, 3], quick: [1]) as [UInt64])
     func coverageIsConservative(seed: UInt64) throws {
         var world = SeededGenerator(seed: seed)
         var rng = SplitMix64(seed: seed)

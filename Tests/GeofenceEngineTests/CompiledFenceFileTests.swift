@@ -30,8 +30,8 @@ struct CompiledFenceFileTests {
     static func world(seed: UInt64, count: Int) -> [Fence] {
         var rng = SeededGenerator(seed: seed)
         var fences = RandomWorld.city.fences(count: count, &rng)
-        fences += RandomWorld.antimeridian.fences(count: count / 4, &rng).map { var f = $0; f.id += "-am"; return f }
-        fences += RandomWorld.pole.fences(count: count / 8, &rng).map { var f = $0; f.id += "-pole"; return f }
+        fences += RandomWorld.antimeridian.fences(count: count / 4, &rng).map { var f = $0; f.geofenceID += "-am"; return f }
+        fences += RandomWorld.pole.fences(count: count / 8, &rng).map { var f = $0; f.geofenceID += "-pole"; return f }
         for i in fences.indices {
             fences[i].featureIndex = i
             if rng.chance(0.5) { fences[i].rank = rng.int(-3...3) }
@@ -68,7 +68,7 @@ struct CompiledFenceFileTests {
                 #expect(opened.count == set.count && opened.repairedCount == set.repairedCount)
                 #expect(Array(opened.fences) == Array(set.fences), "seed \(seed)")
                 for slot in 0..<set.count {
-                    #expect(opened.slot(of: set.id(at: slot)) == slot)
+                    #expect(opened.slot(of: set.geofenceID(at: slot)) == slot)
                     #expect(Array(opened.storage.eventFragments[2 * slot + 1]) == Array(set.storage.eventFragments[2 * slot + 1]))
                 }
                 #expect(opened.slot(of: "no such fence") == nil)
@@ -86,11 +86,11 @@ struct CompiledFenceFileTests {
 
     @Test("an empty set and a one-fence set round-trip")
     func smallSets() throws {
-        for fences in [[], [Fence(id: "only", shape: .circle(center: Coordinate(latitude: 1, longitude: 2), radius: 30))]] {
+        for fences in [[], [Fence(geofenceID: "only", shape: .circle(center: Coordinate(latitude: 1, longitude: 2), radius: 30))]] {
             try Self.roundTrip(try FenceSet(fences)) { opened, _ in
                 #expect(Array(opened.fences) == fences)
                 let e = try ContainmentEvaluator(fenceSet: opened)
-                #expect(try e.containingIDs(latitude: 1, longitude: 2, level: nil) == fences.map(\.id))
+                #expect(try e.containingIDs(latitude: 1, longitude: 2, level: nil) == fences.map(\.geofenceID))
             }
         }
     }
@@ -100,7 +100,7 @@ struct CompiledFenceFileTests {
         do {
             _ = try bytes.withUnsafeBytes { try FenceSet.open(bytes: $0, name: "f.fences") }
             return "opened"
-        } catch let error as FenceFileError {
+        } catch let error as FileError {
             guard error.path == "f.fences", words.contains(where: { error.reason.contains($0) }) else { return error.description }
             return nil
         } catch {

@@ -63,7 +63,7 @@ struct ContainsRunTests {
                 summary.answered += 1
                 try evaluator.containing(
                     latitude: row.latitude, longitude: row.longitude, level: row.level == Int.min ? nil : row.level, into: &slots)
-                answers.append(.ids(slots.map { set.id(at: Int($0)) }))
+                answers.append(.ids(slots.map { set.geofenceID(at: Int($0)) }))
             }
         }
         return (answers, summary)
@@ -103,7 +103,7 @@ struct ContainsRunTests {
         var rng = SplitMix64(seed: seed)
         var worldRng = SeededGenerator(seed: seed)
         var fences = RandomWorld.city.fences(count: count, &worldRng)
-        for k in fences.indices { if let name = id(k) { fences[k].id = name } }
+        for k in fences.indices { if let name = id(k) { fences[k].geofenceID = name } }
         return (try FenceSet(fences), csv(&rng, fences: fences, rows: rows))
     }
 
@@ -298,10 +298,10 @@ struct ContainsRunTests {
         for (content, words) in [("", "empty file"), ("a,b\n1,2\n", "line 1:")] {
             let path = folder.appendingPathComponent("f.csv").path
             try content.write(toFile: path, atomically: true, encoding: .utf8)
-            #expect(throws: FixFileError.self) { try ContainsRun.run(fenceSet: set, fixes: path, threads: 2) { _ in } }
+            #expect(throws: FileError.self) { try ContainsRun.run(fenceSet: set, fixes: path, threads: 2) { _ in } }
             do {
                 _ = try ContainsRun.run(fenceSet: set, fixes: path, threads: 2) { _ in }
-            } catch let error as FixFileError {
+            } catch let error as FileError {
                 #expect(error.path == path && error.reason.contains(words), "\(error)")
             }
         }

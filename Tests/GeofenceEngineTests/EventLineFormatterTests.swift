@@ -17,7 +17,7 @@ struct EventLineFormatterTests {
         _ type: GeofenceEvent.EventType, _ timestamp: Int64, device: String, fence: Fence, latitude: Double, longitude: Double
     ) -> String {
         var line = #"{"eventType":"\#(type.name)","timestamp":\#(String(timestamp)),"deviceId":\#(JSONWriter.quoted(device)),"#
-        line += #""geofenceId":\#(JSONWriter.quoted(fence.id)),"lat":\#(number(latitude)),"lng":\#(number(longitude)),"#
+        line += #""geofenceId":\#(JSONWriter.quoted(fence.geofenceID)),"lat":\#(number(latitude)),"lng":\#(number(longitude)),"#
         line += #""radius":\#(number(fence.radius)),"#
         if let level = fence.level { line += #""level":\#(level),"# }
         line += #""geofenceProperties":\#(JSONWriter.string(.object(fence.properties)))}"# + "\n"
@@ -39,8 +39,8 @@ struct EventLineFormatterTests {
     @Test("lines equal the interpolated twin over random numbers")
     func equalsTwin() throws {
         let fences = [
-            Fence(id: "c\"1", shape: .circle(center: Coordinate(latitude: 1, longitude: 2), radius: 75.25), properties: JSONObject(members: [.init(key: "k", value: .string("v"))])),
-            Fence(id: "c2", shape: .circle(center: Coordinate(latitude: -3, longitude: 4), radius: 100), level: -2),
+            Fence(geofenceID: "c\"1", shape: .circle(center: Coordinate(latitude: 1, longitude: 2), radius: 75.25), properties: JSONObject(members: [.init(key: "k", value: .string("v"))])),
+            Fence(geofenceID: "c2", shape: .circle(center: Coordinate(latitude: -3, longitude: 4), radius: 100), level: -2),
         ]
         let set = try FenceSet(fences)
         let formatter = EventLineFormatter(fenceSet: set)
@@ -79,11 +79,11 @@ struct EventLineFormatterTests {
     /// The batch's pointer writer against ``EventLineFormatter/append``, one device's lines
     /// into one buffer grown from one byte: coordinates that repeat, return after others, or
     /// differ only in sign or last bit (the reused text must be the number's own).
-    @Test("the pointer writer's lines equal append's", arguments: testSeeds(3))
+    @Test("the pointer writer's lines equal append's", arguments: testSeeds(sized(full: 3, quick: 1)))
     func pointerWriterEqualsAppend(seed: UInt64) throws {
         let fences = [
-            Fence(id: "a", shape: .circle(center: Coordinate(latitude: 1, longitude: 2), radius: 75.25), properties: JSONObject(members: [.init(key: "k", value: .string("v\u{1F600}"))])),
-            Fence(id: String(repeating: "long id ", count: 40), shape: .circle(center: Coordinate(latitude: -3, longitude: 4), radius: 100), level: 7),
+            Fence(geofenceID: "a", shape: .circle(center: Coordinate(latitude: 1, longitude: 2), radius: 75.25), properties: JSONObject(members: [.init(key: "k", value: .string("v\u{1F600}"))])),
+            Fence(geofenceID: String(repeating: "long id ", count: 40), shape: .circle(center: Coordinate(latitude: -3, longitude: 4), radius: 100), level: 7),
         ]
         let set = try FenceSet(fences)
         let formatter = EventLineFormatter(fenceSet: set)

@@ -40,7 +40,7 @@ struct FastPathTwinTests {
             let hx = x0 + 0.0002, hy = y0 + 0.0002
             holes.append(Ring(positions: [hx, hy, hx, hy + 0.0004, hx + 0.0004, hy + 0.0004, hx + 0.0004, hy, hx, hy]))
         }
-        return Fence(id: id, shape: .polygon(MultiPolygon(polygons: [Polygon(exterior: Ring(positions: outer), holes: holes)])))
+        return Fence(geofenceID: id, shape: .polygon(MultiPolygon(polygons: [Polygon(exterior: Ring(positions: outer), holes: holes)])))
     }
 
     @Test("certified polygon test equals GEOS's locator", arguments: [1, 2, 3] as [UInt64])
@@ -60,7 +60,7 @@ struct FastPathTwinTests {
                     total += 1
                     let geos = try evaluator.coversByGEOS(slot: slot, latitude: p.latitude, longitude: p.longitude)
                     let fast = try evaluator.covers(slot: slot, latitude: p.latitude, longitude: p.longitude)
-                    #expect(fast == geos, "seed \(seed) fence \(fence.id) at \(p): fast \(fast), GEOS \(geos)")
+                    #expect(fast == geos, "seed \(seed) fence \(fence.geofenceID) at \(p): fast \(fast), GEOS \(geos)")
                     if set.storage.polygonEdges.test(slot: Int(set.storage.storageIndex.pointer[slot]), x: p.longitude, y: p.latitude) == .undecided { undecided += 1 }
                 }
             }
@@ -78,12 +78,12 @@ struct FastPathTwinTests {
             guard case .polygon(let shape) = fence.shape else { continue }
             for p in Self.probes(shape.polygons[0].exterior, &rng).prefix(400) {
                 let geos = try evaluator.coversByGEOS(slot: slot, latitude: p.latitude, longitude: p.longitude)
-                #expect(try evaluator.covers(slot: slot, latitude: p.latitude, longitude: p.longitude) == geos, "\(fence.id) at \(p)")
+                #expect(try evaluator.covers(slot: slot, latitude: p.latitude, longitude: p.longitude) == geos, "\(fence.geofenceID) at \(p)")
             }
         }
     }
 
-    @Test("grid directory equals the R-tree", arguments: [5, 6, 7] as [UInt64])
+    @Test("grid directory equals the R-tree", arguments: sized(full: [5, 6, 7], quick: [5]) as [UInt64])
     func directoryEqualsTree(seed: UInt64) throws {
         for (name, world) in IndexedContainmentTests.worlds {
             for size in [1, 2, 17, 300, 2_000] {
@@ -92,7 +92,7 @@ struct FastPathTwinTests {
                 // A few huge fences exercise the directory's large-entry list.
                 if size >= 300 {
                     for k in 0..<3 {
-                        fences.append(Fence(id: "huge\(k)", shape: .circle(center: world.point(&rng), radius: world.spread * 2)))
+                        fences.append(Fence(geofenceID: "huge\(k)", shape: .circle(center: world.point(&rng), radius: world.spread * 2)))
                     }
                 }
                 let set = try FenceSet(fences)
@@ -131,7 +131,7 @@ import Foundation
 
 @Suite("Batch containment")
 struct BatchContainmentTests {
-    @Test("batch pairs equal one query per fix, in input or tile order, with and without levels", arguments: testSeeds(2, base: 61))
+    @Test("batch pairs equal one query per fix, in input or tile order, with and without levels", arguments: testSeeds(sized(full: 2, quick: 1), base: 61))
     func batchEqualsPerFix(seed: UInt64) throws {
         for (name, world) in IndexedContainmentTests.worlds {
             var rng = SeededGenerator(seed: seed)
@@ -151,7 +151,7 @@ struct BatchContainmentTests {
                     try evaluator.containing(latitude: latitudes[k], longitude: longitudes[k], level: level, into: &buffer)
                     expected += buffer.map { (Int32(k), $0) }
                 }
-                for order in [ContainmentOrder.input, .tiles, .automatic] {
+                for order in [ContainmentPairs.Order.input, .tiles, .automatic] {
                     var pairs = ContainmentPairs()
                     try evaluator.containing(
                         latitudes: latitudes, longitudes: longitudes, levels: withLevels ? levels : nil, order: order, into: &pairs)
@@ -170,7 +170,7 @@ struct BatchContainmentTests {
     /// The tile pass with tiles down to single cells (so the fixes are thoroughly reordered)
     /// and fences too wide for the directory's cells (its `large` list, which holds fixes in
     /// empty cells too), against the slow twin: the scan, fix by fix, in input order.
-    @Test("tile order, with one-cell tiles and fences wider than the cells, equals the scan", arguments: testSeeds(2, base: 63))
+    @Test("tile order, with one-cell tiles and fences wider than the cells, equals the scan", arguments: testSeeds(sized(full: 2, quick: 1), base: 63))
     func tilesAndWideFencesEqualScan(seed: UInt64) throws {
         for (name, world) in IndexedContainmentTests.worlds {
             var rng = SeededGenerator(seed: seed)
@@ -178,8 +178,8 @@ struct BatchContainmentTests {
             var points = world.queryPoints(count: 1_500, fences: small, &rng)
             points += [Coordinate(latitude: .nan, longitude: 0), Coordinate(latitude: 95, longitude: 0), points[0], points[0]]
             let wide = [
-                Fence(id: "wide-0", shape: .circle(center: world.center, radius: world.spread * 0.6)),
-                Fence(id: "wide-1", shape: .circle(center: points[1], radius: world.spread * 0.4)),
+                Fence(geofenceID: "wide-0", shape: .circle(center: world.center, radius: world.spread * 0.6)),
+                Fence(geofenceID: "wide-1", shape: .circle(center: points[1], radius: world.spread * 0.4)),
             ]
             let evaluator = try ContainmentEvaluator(fenceSet: try FenceSet(small + wide))
             let directory = evaluator.hot.directory
@@ -226,7 +226,7 @@ struct BatchContainmentTests {
         try evaluator.containing(latitudes: [1], longitudes: [2], order: .tiles, into: &pairs)
         #expect(pairs.count == 0)
         let one = try ContainmentEvaluator(fenceSet: try FenceSet([
-            Fence(id: "a", shape: .circle(center: Coordinate(latitude: 1, longitude: 2), radius: 100)),
+            Fence(geofenceID: "a", shape: .circle(center: Coordinate(latitude: 1, longitude: 2), radius: 100)),
         ]))
         try one.containing(latitudes: [1, 5, 1], longitudes: [2, 5, 2], order: .tiles, into: &pairs)
         #expect(pairs.fixes == [0, 2] && pairs.slots == [0, 0])

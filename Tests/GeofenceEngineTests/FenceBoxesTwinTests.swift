@@ -20,20 +20,20 @@ struct FenceBoxesTwinTests {
             fences += RandomWorld.antimeridian.fences(count: 80, &world)
             fences += RandomWorld.pole.fences(count: 40, &world)
             // Circles over a pole, wider than a hemisphere, and crossing the antimeridian.
-            fences.append(Fence(id: "pole", shape: .circle(center: Coordinate(latitude: 89.99, longitude: 12), radius: 5_000)))
-            fences.append(Fence(id: "wide", shape: .circle(center: Coordinate(latitude: 10, longitude: 170), radius: 1_000_000)))
-            fences.append(Fence(id: "east", shape: .circle(center: Coordinate(latitude: -40, longitude: 179.999), radius: 900)))
-            fences.append(Fence(id: "west", shape: .circle(center: Coordinate(latitude: 60, longitude: -179.999), radius: 900)))
+            fences.append(Fence(geofenceID: "pole", shape: .circle(center: Coordinate(latitude: 89.99, longitude: 12), radius: 5_000)))
+            fences.append(Fence(geofenceID: "wide", shape: .circle(center: Coordinate(latitude: 10, longitude: 170), radius: 1_000_000)))
+            fences.append(Fence(geofenceID: "east", shape: .circle(center: Coordinate(latitude: -40, longitude: 179.999), radius: 900)))
+            fences.append(Fence(geofenceID: "west", shape: .circle(center: Coordinate(latitude: 60, longitude: -179.999), radius: 900)))
             var records = FenceRecords()
             for fence in fences { records.append(fence) }
             var wrapped = 0
             for i in 0..<records.count {
                 let (first, second) = FenceSetBuilder.boundingBoxes(records, i)
                 let twin = fences[i].boundingBoxes
-                #expect(twin.count == (second.isEmpty ? 1 : 2), "seed \(seed), fence \(fences[i].id)")
-                #expect(twin.first == first, "seed \(seed), fence \(fences[i].id): first box")
+                #expect(twin.count == (second.isEmpty ? 1 : 2), "seed \(seed), fence \(fences[i].geofenceID)")
+                #expect(twin.first == first, "seed \(seed), fence \(fences[i].geofenceID): first box")
                 if twin.count == 2 {
-                    #expect(twin[1] == second, "seed \(seed), fence \(fences[i].id): second box")
+                    #expect(twin[1] == second, "seed \(seed), fence \(fences[i].geofenceID): second box")
                     wrapped += 1
                 }
             }
@@ -52,7 +52,7 @@ struct FenceBoxesTwinTests {
             let fences = RandomWorld.antimeridian.fences(count: 20_000, &world) + RandomWorld.city.fences(count: 16_000, &world)
             var records = FenceRecords()
             for (k, var fence) in fences.enumerated() {
-                fence.id = "f\(k)"
+                fence.geofenceID = "f\(k)"
                 records.append(fence)
             }
             let slots = FenceIDOrder.resolve([(records.ids, records.featureIndexes)], recordLists: 1).slots

@@ -3,7 +3,7 @@ import GeofenceTestSupport
 import Testing
 @testable import GeofenceEngine
 
-/// Records of verified compiled files (`FenceFileVerification.onceUntilChanged`): the
+/// Records of verified compiled files (`FenceSet.Verification.onceUntilChanged`): the
 /// checksums are skipped only for a file unchanged since a full check.
 @Suite("Verified fence file records")
 struct FenceFileRecordsTests {
@@ -58,7 +58,7 @@ struct FenceFileRecordsTests {
             #expect {
                 _ = try Self.open(path, records)
             } throws: { error in
-                (error as? FenceFileError)?.reason.contains("does not match its checksum") == true
+                (error as? FileError)?.reason.contains("does not match its checksum") == true
             }
         }
     }

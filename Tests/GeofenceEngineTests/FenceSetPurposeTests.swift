@@ -38,7 +38,7 @@ struct FenceSetPurposeTests {
         return (0..<pairs.count).map { UInt64(pairs.fixes[$0]) << 32 | UInt64(UInt32(pairs.slots[$0])) }
     }
 
-    @Test("the same pairs, one fix at a time and in batches; no enclosing circles, fragments or tree", arguments: testSeeds(2, base: 91))
+    @Test("the same pairs, one fix at a time and in batches; no enclosing circles, fragments or tree", arguments: testSeeds(sized(full: 2, quick: 1), base: 91))
     func samePairs(seed: UInt64) throws {
         for (name, world) in IndexedContainmentTests.worlds {
             var rng = SeededGenerator(seed: seed)
@@ -62,7 +62,7 @@ struct FenceSetPurposeTests {
             #expect(polygons.allSatisfy { containment.storage.enclosingCircles[$0].z == 0 }, "seed \(seed) \(name): circles skipped")
             #expect(containment.storage.eventFragments.bytes.count == 0 && full.storage.eventFragments.bytes.count > 0)
             #expect(containment.storage.directory.isEnabled && containment.storage.index.count == 0 && full.storage.index.count > 0)
-            #expect((0..<full.count).allSatisfy { full.id(at: $0) == containment.id(at: $0) })
+            #expect((0..<full.count).allSatisfy { full.geofenceID(at: $0) == containment.geofenceID(at: $0) })
         }
     }
 

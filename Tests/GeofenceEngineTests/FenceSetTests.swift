@@ -4,12 +4,12 @@ import Testing
 @_spi(Engine) import GeofenceGeometry
 
 func circle(_ id: String, _ lat: Double, _ lon: Double, _ r: Double, level: Int? = nil, index: Int = 0) -> Fence {
-    Fence(id: id, shape: .circle(center: Coordinate(latitude: lat, longitude: lon), radius: r), level: level, featureIndex: index)
+    Fence(geofenceID: id, shape: .circle(center: Coordinate(latitude: lat, longitude: lon), radius: r), level: level, featureIndex: index)
 }
 
 func polygon(_ id: String, _ rings: [[Double]], level: Int? = nil, index: Int = 0) -> Fence {
     let polygon = Polygon(exterior: Ring(positions: rings[0]), holes: rings.dropFirst().map { Ring(positions: $0) })
-    return Fence(id: id, shape: .polygon(MultiPolygon(polygons: [polygon])), level: level, featureIndex: index)
+    return Fence(geofenceID: id, shape: .polygon(MultiPolygon(polygons: [polygon])), level: level, featureIndex: index)
 }
 
 @Suite("Fence sets")
@@ -71,7 +71,7 @@ struct FenceSetTests {
     func antimeridianPolygon() throws {
         let east = Polygon(exterior: Ring(positions: [179.9, -1, 180, -1, 180, 1, 179.9, 1, 179.9, -1]))
         let west = Polygon(exterior: Ring(positions: [-180, -1, -179.9, -1, -179.9, 1, -180, 1, -180, -1]))
-        let fence = Fence(id: "dateline", shape: .polygon(MultiPolygon(polygons: [east, west])))
+        let fence = Fence(geofenceID: "dateline", shape: .polygon(MultiPolygon(polygons: [east, west])))
         let set = try FenceSet([fence])
         let e = try ContainmentEvaluator(fenceSet: set)
         #expect(try e.containingIDs(latitude: 0, longitude: 179.95, level: nil) == ["dateline"])
@@ -118,11 +118,11 @@ struct FenceSetTests {
                 let centroid = shape.polygons[0].exterior[0]
                 for ring in shape.allRings {
                     for i in 0..<ring.count {
-                        #expect(Sphere.distance(mec.center, ring[i]) <= mec.radius, "seed \(seed) \(fence.id)")
+                        #expect(Sphere.distance(mec.center, ring[i]) <= mec.radius, "seed \(seed) \(fence.geofenceID)")
                         naive = max(naive, Sphere.distance(centroid, ring[i]))
                     }
                 }
-                #expect(mec.radius <= naive + 0.01, "seed \(seed) \(fence.id)")
+                #expect(mec.radius <= naive + 0.01, "seed \(seed) \(fence.geofenceID)")
             }
         }
     }
@@ -141,7 +141,7 @@ struct FenceSetTests {
                 var expected: [String] = []
                 for fence in set.fences {
                     let levelOK = fence.level == nil || fence.level == level
-                    if levelOK && exactlyContains(fence, latitude: lat, longitude: lon) { expected.append(fence.id) }
+                    if levelOK && exactlyContains(fence, latitude: lat, longitude: lon) { expected.append(fence.geofenceID) }
                 }
                 let got = try e.containingIDs(latitude: lat, longitude: lon, level: level)
                 #expect(got == expected.sorted { fenceIDPrecedes($0, $1) }, "seed \(seed) size \(size): (\(lat), \(lon)) level \(level.map(String.init) ?? "nil")")

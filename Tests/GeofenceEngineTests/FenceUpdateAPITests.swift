@@ -46,7 +46,7 @@ struct FenceUpdateAPITests {
         let context = try TrackerContext(fenceSet: new, configuration: m.context.configuration)
         let (tracker, events) = try DeviceTracker.restore(snapshot, context: context)
         #expect(events.map { brief($0) } == ["exit a @10"] && events[0].reason == .fenceRemoved && events[0].radius == 100)
-        #expect(tracker.reportedInside == [Int32(new.slot(of: "b")!)])
+        #expect(tracker.reportedInside == [new.slot(of: "b")!])
         let silent = try DeviceTracker.restore(snapshot, context: context, onFenceRemoved: .silent)
         #expect(silent.events.isEmpty && silent.tracker.reportedInside == tracker.reportedInside)
         // Onto the same set: nothing happens, and it carries on as the original.
@@ -65,7 +65,7 @@ struct FenceUpdateAPITests {
                 .init(key: "type", value: .string("Feature")),
                 .init(key: "geometry", value: GeoJSONFenceEncoder.geometry(fence.shape)),
                 .init(key: "properties", value: .object(JSONObject(
-                    members: [.init(key: "id", value: .string(fence.id))]
+                    members: [.init(key: "id", value: .string(fence.geofenceID))]
                         + (fence.shape.isCircle ? [.init(key: "radius", value: .double(fence.radius)!)] : [])))),
             ])))
         }
@@ -80,7 +80,7 @@ struct FenceUpdateAPITests {
         let sequence = Array("""
             {"type":"Feature","geometry":{"type":"Point","coordinates":[10,50]},"properties":{"id":"s","radius":25}}
             """.utf8)
-        #expect(try FenceSet.load(bytes: sequence).id(at: 0) == "s")
+        #expect(try FenceSet.load(bytes: sequence).geofenceID(at: 0) == "s")
         #expect { try FenceSet.load(bytes: Array("not json".utf8), name: "https://example.invalid/fences") } throws: { error in
             "\(error)".contains("https://example.invalid/fences")
         }

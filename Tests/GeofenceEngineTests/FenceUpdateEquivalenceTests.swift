@@ -72,13 +72,13 @@ struct FenceUpdateEquivalenceTests {
                 if insideAtT == nil && fix.timestamp >= t {
                     // What is reported inside just before T (events due before T fired).
                     plainEvents += try plain.advance(to: Timestamp(milliseconds: t.milliseconds - 1))
-                    insideAtT = Set(plain.reportedInside.map { old.id(at: Int($0)) })
+                    insideAtT = Set(plain.reportedInside.map { old.geofenceID(at: Int($0)) })
                 }
                 plainEvents += try plain.update(context.observe(fix, using: oldEvaluator))
             }
             if insideAtT == nil {
                 plainEvents += try plain.advance(to: Timestamp(milliseconds: t.milliseconds - 1))
-                insideAtT = Set(plain.reportedInside.map { old.id(at: Int($0)) })
+                insideAtT = Set(plain.reportedInside.map { old.geofenceID(at: Int($0)) })
             }
             // With it.
             var moved = DeviceTracker(context: context)

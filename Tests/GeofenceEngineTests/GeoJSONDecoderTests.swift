@@ -7,12 +7,12 @@ func collection(_ features: [String]) -> String {
 }
 
 /// The fences (in feature order) and problems the reader finds in a FeatureCollection of `features`.
-func decode(_ features: [String]) throws -> (fences: [Fence], problems: [FenceProblem]) {
+func decode(_ features: [String]) throws -> (fences: [Fence], problems: [FenceValidationError.Problem]) {
     try readFences(Array(collection(features).utf8))
 }
 
 /// The fences (in feature order) and problems the reader finds in a text.
-func readFences(_ text: [UInt8], name: String = "test.geojson", repair: Bool = false) throws -> (fences: [Fence], problems: [FenceProblem]) {
+func readFences(_ text: [UInt8], name: String = "test.geojson", repair: Bool = false) throws -> (fences: [Fence], problems: [FenceValidationError.Problem]) {
     var report = try text.withUnsafeBytes { try FenceSet.inspect(bytes: $0, name: name, repair: repair) }
     let problems = report.problems
     report.problems = []
@@ -32,7 +32,7 @@ struct GeoJSONDecoderTests {
             #"{"type":"Feature","properties":{"id":"m","level":"3"},"geometry":{"type":"MultiPolygon","coordinates":[[[[0,0],[1,0],[1,1],[0,0]]],[[[2,2],[3,2],[3,3],[2,2]],[[2.5,2.2],[2.9,2.2],[2.9,2.6],[2.5,2.2]]]]}}"#,
         ])
         #expect(problems.isEmpty, "\(problems)")
-        #expect(fences.map(\.id) == ["c", "42", "m"])
+        #expect(fences.map(\.geofenceID) == ["c", "42", "m"])
         let c = fences[0]
         #expect(c.shape == .circle(center: Coordinate(latitude: 30.2, longitude: -97.7), radius: 25.5))
         #expect(c.level == 2 && c.library == "stops" && c.rank == -1 && c.dwellSeconds == 90)
@@ -77,7 +77,7 @@ struct GeoJSONDecoderTests {
     @Test("a document that is not a FeatureCollection is a file error")
     func notACollection() throws {
         for text in [#"[1]"#, #"{"type":"Topology"}"#, #"{"type":"FeatureCollection"}"#] {
-            #expect(throws: FenceFileError.self) { try readFences(Array(text.utf8)) }
+            #expect(throws: FileError.self) { try readFences(Array(text.utf8)) }
         }
     }
 }

@@ -12,7 +12,7 @@ struct GeoJSONReaderTwinTests {
     /// What a reader made of a text.
     enum Result: Equatable, CustomStringConvertible {
         case error(String)
-        case fences([Fence], problems: [FenceProblem], repairs: [FenceProblem])
+        case fences([Fence], problems: [FenceValidationError.Problem], repairs: [FenceValidationError.Problem])
 
         var description: String {
             switch self {
@@ -69,10 +69,10 @@ struct GeoJSONReaderTwinTests {
                 x2.enclosingCircle = nil
                 y2.enclosingCircle = nil
                 if x2 != y2 { return "fence \(x.featureIndex) differs:\n  \(x)\n  \(y)" }
-                guard let c = x.enclosingCircle, let d = y.enclosingCircle else { return "fence \(x.id) has no circle" }
-                if c.radius != d.radius { return "fence \(x.id): radius \(c.radius) against \(d.radius)" }
+                guard let c = x.enclosingCircle, let d = y.enclosingCircle else { return "fence \(x.geofenceID) has no circle" }
+                if c.radius != d.radius { return "fence \(x.geofenceID): radius \(c.radius) against \(d.radius)" }
                 if abs(c.center.latitude - d.center.latitude) > 1e-9 || abs(c.center.longitude - d.center.longitude) > 1e-9 {
-                    return "fence \(x.id): centre \(c.center) against \(d.center)"
+                    return "fence \(x.geofenceID): centre \(c.center) against \(d.center)"
                 }
             }
             return nil
@@ -180,7 +180,7 @@ extension GeoJSONReaderTwinTests {
             Issue.record("\(result)")
             return
         }
-        #expect(f.map(\.id) == g.map(\.id) && p.map(\.reason) == q.map(\.reason))
+        #expect(f.map(\.geofenceID) == g.map(\.geofenceID) && p.map(\.reason) == q.map(\.reason))
     }
 
     @Test("GeoJSONSeq: RS prefixes, CRLF, blank lines and a BOM read as the FeatureCollection; syntax errors name line and column")

@@ -24,7 +24,7 @@ struct InputOpeningTests {
         let feeding = try TestFIFO.feed(Data(text.utf8), at: fifo)
         // `openFixes(_:options:)` with whole lines waiting up to 10 s for more (a writer held up
         // on a busy machine does not cut the first block short).
-        let (written, reader) = try InputOpening.opening(fifo, { () throws(FixFileError) in
+        let (written, reader) = try InputOpening.opening(fifo, { () throws(FileError) in
             try FixFileReader(
                 path: fifo, blockSize: options.blockSize, header: options.header, lineOffset: options.lineOffset,
                 maximumLineBytes: options.maximumLineBytes, idleMilliseconds: 10_000)

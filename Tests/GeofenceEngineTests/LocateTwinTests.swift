@@ -30,7 +30,7 @@ struct LocateTwinTests {
             for wide in [false, true] {
                 var rng = SeededGenerator(seed: seed)
                 var fences = world.fences(count: 300, &rng)
-                if wide { fences.append(Fence(id: "wide", shape: .circle(center: world.center, radius: world.spread * 4))) }
+                if wide { fences.append(Fence(geofenceID: "wide", shape: .circle(center: world.center, radius: world.spread * 4))) }
                 let set = try FenceSet(fences)
                 let view = set.directory.view
                 #expect(set.directory.isEnabled, "seed \(seed) \(name): no directory")

@@ -11,7 +11,7 @@ struct NearestTests {
             level: rng.chance(0.5) ? rng.int(0...2) : nil,
             options: ContainmentOptions(levelFences: !rng.chance(0.1), globalFences: !rng.chance(0.1)),
             library: rng.chance(0.2) ? "lib\(rng.int(0...2))" : nil,
-            kind: rng.chance(0.2) ? FenceKind.allCases[rng.int(0...1)] : nil)
+            kind: rng.chance(0.2) ? NearestFilter.Kind.allCases[rng.int(0...1)] : nil)
     }
 
     @Test("nearest equals nearestByScan: distances, order, ties by id", arguments: [51, 52, 53] as [UInt64])
@@ -37,9 +37,9 @@ struct NearestTests {
     @Test("count ≤ 0 gives nothing; filters exclude what they should")
     func filtersAndCounts() throws {
         let set = try FenceSet([
-            Fence(id: "a", shape: .circle(center: Coordinate(latitude: 10, longitude: 10), radius: 100), library: "x"),
-            Fence(id: "b", shape: .circle(center: Coordinate(latitude: 10, longitude: 10.01), radius: 100), level: 2),
-            Fence(id: "c", shape: .polygon(MultiPolygon(polygons: [RandomWorld.city.rectangle(south: 10, north: 10.001, west: 10.02, east: 10.021)]))),
+            Fence(geofenceID: "a", shape: .circle(center: Coordinate(latitude: 10, longitude: 10), radius: 100), library: "x"),
+            Fence(geofenceID: "b", shape: .circle(center: Coordinate(latitude: 10, longitude: 10.01), radius: 100), level: 2),
+            Fence(geofenceID: "c", shape: .polygon(MultiPolygon(polygons: [RandomWorld.city.rectangle(south: 10, north: 10.001, west: 10.02, east: 10.021)]))),
         ])
         let e = try ContainmentEvaluator(fenceSet: set)
         #expect(try e.nearest(latitude: 10, longitude: 10, count: 0).isEmpty)
@@ -54,7 +54,7 @@ struct NearestTests {
     @Test("circle distance is the centre distance minus the radius, across the antimeridian")
     func circleDistance() throws {
         let center = Coordinate(latitude: -20, longitude: 179.999)
-        let set = try FenceSet([Fence(id: "c", shape: .circle(center: center, radius: 250))])
+        let set = try FenceSet([Fence(geofenceID: "c", shape: .circle(center: center, radius: 250))])
         let e = try ContainmentEvaluator(fenceSet: set)
         let p = Coordinate(latitude: -20, longitude: -179.98)
         let got = try e.nearest(latitude: p.latitude, longitude: p.longitude, count: 1)
@@ -91,7 +91,7 @@ struct NearestTests {
             let size = rng.logUniform(200, 5_000)  // radius: up to 10 km across
             let shape = world.polygon(around: center, size: size, &rng)
             guard case .polygon(let multi) = shape else { continue }
-            let set = try FenceSet([Fence(id: "p", shape: shape)])
+            let set = try FenceSet([Fence(geofenceID: "p", shape: shape)])
             let e = try ContainmentEvaluator(fenceSet: set)
             for _ in 0..<4 {
                 let p = Sphere.destination(from: center, distance: rng.double(0...(3 * size)), bearing: rng.double(0...(2 * .pi)))

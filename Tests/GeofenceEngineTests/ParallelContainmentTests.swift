@@ -45,7 +45,7 @@ struct ParallelContainmentTests {
     }
 
     /// One evaluator's batch query: the twin.
-    static func single(_ c: Case, levels: [Int]?, options: ContainmentOptions, order: ContainmentOrder) throws -> [UInt64] {
+    static func single(_ c: Case, levels: [Int]?, options: ContainmentOptions, order: ContainmentPairs.Order) throws -> [UInt64] {
         var pairs = ContainmentPairs()
         try ContainmentEvaluator(fenceSet: c.set).containing(
             latitudes: c.latitudes, longitudes: c.longitudes, levels: levels, options: options, order: order, into: &pairs)
@@ -74,7 +74,7 @@ struct ParallelContainmentTests {
                     for parallel in team.prefix(1) {
                         let what = "seed \(seed) \(name) threads \(parallel.threads) levels \(withLevels) \(options)"
                         // One range a thread and tile order, four a thread and input order, and one range.
-                        for (order, ranges) in [(ContainmentOrder.tiles, parallel.threads), (.input, 4 * parallel.threads), (.input, 1)] {
+                        for (order, ranges) in [(ContainmentPairs.Order.tiles, parallel.threads), (.input, 4 * parallel.threads), (.input, 1)] {
                             let got = try Self.run(parallel, c, levels: levels, options: options) { input, pairs in
                                 try parallel.splitByFixes(input, order: order, ranges: ranges, into: &pairs)
                             }
@@ -86,7 +86,7 @@ struct ParallelContainmentTests {
             // The public call, in each order, on both.
             let expected = try Self.single(c, levels: c.levels, options: ContainmentOptions(), order: .input)
             for parallel in team {
-                for order in [ContainmentOrder.automatic, .input, .tiles] {
+                for order in [ContainmentPairs.Order.automatic, .input, .tiles] {
                     var pairs = ContainmentPairs()
                     try parallel.containing(latitudes: c.latitudes, longitudes: c.longitudes, levels: c.levels, order: order, into: &pairs)
                     Self.expectSame(Self.packed(pairs), expected, "seed \(seed) \(name) threads \(parallel.threads) \(order): public call \(pairs.count) pairs, one evaluator \(expected.count)")
@@ -133,7 +133,7 @@ struct ParallelContainmentTests {
             var expected = ContainmentPairs()
             let lat = points.map(\.latitude), lon = points.map(\.longitude)
             try ContainmentEvaluator(fenceSet: c.set).containing(latitudes: lat, longitudes: lon, order: .input, into: &expected)
-            for order in [ContainmentOrder.tiles, .input] {
+            for order in [ContainmentPairs.Order.tiles, .input] {
                 try parallel.containing(latitudes: lat, longitudes: lon, order: order, into: &got)
                 Self.expectSame(Self.packed(got), Self.packed(expected), "seed \(seed) batch \(k) \(order): \(got.count) pairs, one evaluator \(expected.count)")
                 try single.containing(latitudes: lat, longitudes: lon, order: order, into: &reused)

@@ -10,7 +10,7 @@ struct PlannerHysteresisTests {
     static let start = Coordinate(latitude: 51.5, longitude: -0.2)
     static func stops(_ count: Int) -> [Fence] {
         (0..<count).map { i in
-            Fence(id: "s" + (i < 10 ? "0" : "") + "\(i)",
+            Fence(geofenceID: "s" + (i < 10 ? "0" : "") + "\(i)",
                   shape: .circle(center: east(200 * Double(i)), radius: 40))
         }
     }
@@ -23,8 +23,8 @@ struct PlannerHysteresisTests {
         let first = try planner.plan(latitude: Self.start.latitude, longitude: Self.start.longitude, registered: [], evaluator: old)
         #expect(first.monitor.map(\.geofenceID) == ["s00", "s01", "s02"])
         // The update drops s01 and s02 and adds "new" next to s00.
-        var updated = Self.stops(6).filter { !["s01", "s02"].contains($0.id) }
-        updated.append(Fence(id: "new", shape: .circle(center: Self.east(100), radius: 30)))
+        var updated = Self.stops(6).filter { !["s01", "s02"].contains($0.geofenceID) }
+        updated.append(Fence(geofenceID: "new", shape: .circle(center: Self.east(100), radius: 30)))
         let new = try ContainmentEvaluator(fenceSet: try FenceSet(updated))
         let registered = first.monitor.map(\.geofenceID) + ["s02", "gone"]  // repeats and an older stale id
         let sync = try planner.plan(latitude: Self.start.latitude, longitude: Self.start.longitude, registered: registered, evaluator: new)
@@ -35,7 +35,7 @@ struct PlannerHysteresisTests {
         let after = Set(registered).subtracting(sync.remove).union(sync.add)
         #expect(after == Set(sync.monitor.map(\.geofenceID)))
         // The slot form names slots of this set only: a slot outside it is a caller's bug.
-        #expect(throws: RegistrationPlanError.unknownRegisteredSlot(9)) {
+        #expect(throws: RegistrationPlanner.PlanError.unknownRegisteredSlot(9)) {
             try planner.plan(latitude: Self.start.latitude, longitude: Self.start.longitude, registeredSlots: [9], evaluator: new)
         }
     }
@@ -43,7 +43,7 @@ struct PlannerHysteresisTests {
     @Test("a registered fence within the margin stays; without hysteresis it is swapped")
     func keepsRegistered() throws {
         let e = try ContainmentEvaluator(fenceSet: try FenceSet(Self.stops(30)))
-        let budget = RegistrationBudget.custom(4)  // 3 fences
+        let budget = RegistrationPlanner.Budget.custom(4)  // 3 fences
         let atStart = try RegistrationPlanner(budget: budget).plan(
             latitude: Self.start.latitude, longitude: Self.start.longitude, registered: [], evaluator: e)
         #expect(atStart.monitor.map(\.geofenceID) == ["s00", "s01", "s02"])

@@ -72,7 +72,7 @@ struct PlannerReplayTests {
         // 30 stops of 40 m every 200 m along a parallel; a device drives along it.
         let start = Coordinate(latitude: 51.5, longitude: -0.2)
         let fences = (0..<30).map { i in
-            Fence(id: String(format: "s%02d", i),
+            Fence(geofenceID: String(format: "s%02d", i),
                   shape: .circle(center: Sphere.destination(from: start, distance: 200 * Double(i), bearing: .pi / 2), radius: 40))
         }
         let evaluator = try ContainmentEvaluator(fenceSet: try FenceSet(fences))

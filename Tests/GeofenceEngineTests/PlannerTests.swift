@@ -45,15 +45,15 @@ struct PlannerTests {
     /// Checks one plan against its twin and the invariants any plan keeps.
     static func check(
         _ plan: RegistrationPlan, planner: RegistrationPlanner, at p: Coordinate, accuracy: Double,
-        filter: NearestFilter, registered: [Int32], evaluator e: ContainmentEvaluator, context: String
+        filter: NearestFilter, registered: [Int], evaluator e: ContainmentEvaluator, context: String
     ) throws {
         let set = e.fenceSet
         let want = try expected(
-            planner: planner, at: p, accuracy: accuracy, filter: filter, registered: Set(registered), evaluator: e)
-        #expect(plan.monitor.map(\.slot) == want.monitor.map(\.slot), "\(context): monitored fences differ from the twin")
+            planner: planner, at: p, accuracy: accuracy, filter: filter, registered: Set(registered.map { Int32($0) }), evaluator: e)
+        #expect(plan.monitor.map(\.slot) == want.monitor.map { Int($0.slot) }, "\(context): monitored fences differ from the twin")
         #expect(plan.monitor.map(\.distance) == want.monitor.map(\.distance), "\(context): distances")
         #expect(plan.monitor.map(\.isInside) == want.monitor.map(\.inside), "\(context): inside flags")
-        #expect(plan.unmonitoredInside == want.overflow.map { set.fences[Int($0)].id }, "\(context)")
+        #expect(plan.unmonitoredInside == want.overflow.map { set.fences[Int($0)].geofenceID }, "\(context)")
         #expect(plan.nearestUnmonitoredDistance == want.leftOut, "\(context)")
 
         // Invariants, whatever the hysteresis.
@@ -61,7 +61,7 @@ struct PlannerTests {
         #expect(monitored.count == plan.monitor.count, "\(context): a fence monitored twice")
         #expect(plan.monitor.count <= planner.fenceSlots, "\(context): budget exceeded")
         var unmonitored: [Double] = []
-        for slot in 0..<set.count where set.accepts(slot: slot, filter: filter) && !monitored.contains(Int32(slot)) {
+        for slot in 0..<set.count where set.accepts(slot: slot, filter: filter) && !monitored.contains(slot) {
             unmonitored.append(try e.distance(slot: slot, latitude: p.latitude, longitude: p.longitude))
         }
         if let region = plan.refreshRegion {
@@ -78,7 +78,7 @@ struct PlannerTests {
             #expect(unmonitored.isEmpty, "\(context): no refresh region but \(unmonitored.count) fence(s) left out")
         }
         // The diff turns the registered set into the monitored set, touching nothing else.
-        let old = Set(registered.map { set.fences[Int($0)].id })
+        let old = Set(registered.map { set.fences[Int($0)].geofenceID })
         let add = Set(plan.add), remove = Set(plan.remove)
         #expect(add.isDisjoint(with: old) && remove.isSubset(of: old), "\(context)")
         #expect(old.subtracting(remove).union(add) == Set(plan.monitor.map(\.geofenceID)), "\(context): diff does not apply")
@@ -87,7 +87,7 @@ struct PlannerTests {
         for f in plan.monitor {
             let fence = set.fences[Int(f.slot)]
             let circle = try #require(fence.enclosingCircle)
-            #expect(f.center == circle.center && f.radius == circle.radius && f.geofenceID == fence.id, "\(context)")
+            #expect(f.center == circle.center && f.radius == circle.radius && f.geofenceID == fence.geofenceID, "\(context)")
         }
     }
 
@@ -102,13 +102,13 @@ struct PlannerTests {
             w.maximumSize = 1_200
             let fences = w.fences(count: rng.int(0...120), &rng)
             let evaluator = try ContainmentEvaluator(fenceSet: try FenceSet(fences))
-            var registered: [Int32] = []
+            var registered: [Int] = []
             var previous: Coordinate? = nil
             for (round, q) in w.queryPoints(count: 25, fences: fences, &rng).enumerated() {
                 // Often a short move from the last fix, so the registered fences are near.
                 let p = previous.map { rng.chance(0.5) ? Sphere.destination(from: $0, distance: rng.double(5...400), bearing: rng.double(0...(2 * .pi))) : q } ?? q
                 previous = p
-                let budget: RegistrationBudget = [.ios, .android, .custom(rng.int(1...8))][rng.int(0...2)]
+                let budget: RegistrationPlanner.Budget = [.ios, .android, .custom(rng.int(1...8))][rng.int(0...2)]
                 let reserved = rng.int(0...(budget.regionLimit - 1))
                 let minimum = rng.chance(0.2) ? rng.double(0...500) : 0
                 let fraction = [0, RegistrationPlanner.recommendedHysteresisFraction, rng.double(0...0.95)][rng.int(0...2)]
@@ -117,7 +117,7 @@ struct PlannerTests {
                 let accuracy = rng.chance(0.3) ? rng.double(0...400) : 0
                 let filter = NearestTests.filter(&rng)
                 if rng.chance(0.3) && !fences.isEmpty {
-                    registered = (0..<rng.int(0...10)).map { _ in Int32(rng.int(0...(fences.count - 1))) }
+                    registered = (0..<rng.int(0...10)).map { _ in rng.int(0...(fences.count - 1)) }
                 }
                 let plan = try planner.plan(
                     latitude: p.latitude, longitude: p.longitude, accuracy: accuracy, filter: filter,
@@ -142,26 +142,26 @@ struct PlannerTests {
         #expect(hysteresisMattered >= 5, "seed \(seed): hysteresis changed only \(hysteresisMattered) plans, the test does not exercise it")
     }
 
-    @Test("bad budgets, fractions and slots are RegistrationPlanError; bad fixes are the monitor's TrackerRejection")
+    @Test("bad budgets, fractions and slots are RegistrationPlanner.PlanError; bad fixes are the monitor's TrackerRejection")
     func errors() throws {
-        #expect(throws: RegistrationPlanError.budgetTooSmall(budget: 3, reserved: 3)) {
+        #expect(throws: RegistrationPlanner.PlanError.budgetTooSmall(budget: 3, reserved: 3)) {
             try RegistrationPlanner(budget: .custom(3), reservedSlots: 3)
         }
-        #expect(throws: RegistrationPlanError.budgetTooSmall(budget: 0, reserved: 0)) { try RegistrationPlanner(budget: .custom(0)) }
-        #expect(throws: RegistrationPlanError.budgetTooSmall(budget: -4, reserved: 0)) { try RegistrationPlanner(budget: .custom(-4)) }
-        #expect(throws: RegistrationPlanError.negativeReserved(-1)) { try RegistrationPlanner(budget: .ios, reservedSlots: -1) }
-        #expect(throws: RegistrationPlanError.self) { try RegistrationPlanner(budget: .ios, minimumRefreshRadius: -.infinity) }
+        #expect(throws: RegistrationPlanner.PlanError.budgetTooSmall(budget: 0, reserved: 0)) { try RegistrationPlanner(budget: .custom(0)) }
+        #expect(throws: RegistrationPlanner.PlanError.budgetTooSmall(budget: -4, reserved: 0)) { try RegistrationPlanner(budget: .custom(-4)) }
+        #expect(throws: RegistrationPlanner.PlanError.negativeReserved(-1)) { try RegistrationPlanner(budget: .ios, reservedSlots: -1) }
+        #expect(throws: RegistrationPlanner.PlanError.self) { try RegistrationPlanner(budget: .ios, minimumRefreshRadius: -.infinity) }
         for f in [-0.1, 1, 1.5, .infinity] {
-            #expect(throws: RegistrationPlanError.invalidHysteresisFraction(f)) { try RegistrationPlanner(budget: .ios, hysteresisFraction: f) }
+            #expect(throws: RegistrationPlanner.PlanError.invalidHysteresisFraction(f)) { try RegistrationPlanner(budget: .ios, hysteresisFraction: f) }
         }
-        #expect(throws: RegistrationPlanError.self) { try RegistrationPlanner(budget: .ios, hysteresisFraction: .nan) }
-        let set = try FenceSet([Fence(id: "a", shape: .circle(center: Coordinate(latitude: 1, longitude: 1), radius: 10))])
+        #expect(throws: RegistrationPlanner.PlanError.self) { try RegistrationPlanner(budget: .ios, hysteresisFraction: .nan) }
+        let set = try FenceSet([Fence(geofenceID: "a", shape: .circle(center: Coordinate(latitude: 1, longitude: 1), radius: 10))])
         let e = try ContainmentEvaluator(fenceSet: set)
         let planner = try RegistrationPlanner(budget: .ios)
-        #expect(throws: RegistrationPlanError.unknownRegisteredSlot(1)) {
+        #expect(throws: RegistrationPlanner.PlanError.unknownRegisteredSlot(1)) {
             try planner.plan(latitude: 1, longitude: 1, registeredSlots: [0, 1], evaluator: e)
         }
-        #expect(throws: RegistrationPlanError.unknownRegisteredSlot(-1)) {
+        #expect(throws: RegistrationPlanner.PlanError.unknownRegisteredSlot(-1)) {
             try planner.plan(latitude: 1, longitude: 1, registeredSlots: [-1], evaluator: e)
         }
         // The same bad fix is the same error for the planner and the monitor.
@@ -196,7 +196,7 @@ struct PlannerTests {
             }
         }
         // Extreme numbers are errors or work, never overflow.
-        #expect(throws: RegistrationPlanError.budgetTooSmall(budget: 20, reserved: Int.max)) {
+        #expect(throws: RegistrationPlanner.PlanError.budgetTooSmall(budget: 20, reserved: Int.max)) {
             try RegistrationPlanner(budget: .ios, reservedSlots: Int.max)
         }
         let huge = try RegistrationPlanner(budget: .custom(Int.max), reservedSlots: Int.max - 1)
@@ -214,7 +214,7 @@ struct PlannerTests {
     func smallSets() throws {
         let center = Coordinate(latitude: 48.85, longitude: 2.35)
         let fences = (0..<5).map { i in
-            Fence(id: "s\(i)", shape: .circle(center: Sphere.destination(from: center, distance: 300 * Double(i + 1), bearing: 1), radius: 50))
+            Fence(geofenceID: "s\(i)", shape: .circle(center: Sphere.destination(from: center, distance: 300 * Double(i + 1), bearing: 1), radius: 50))
         }
         let e = try ContainmentEvaluator(fenceSet: try FenceSet(fences))
         let all = try RegistrationPlanner(budget: .ios).plan(latitude: center.latitude, longitude: center.longitude, registered: ["s4"], evaluator: e)

@@ -9,8 +9,8 @@ import Testing
 struct PlannerUsageTests {
     /// What the OS monitors: fence circles by id, and the refresh region.
     struct SimulatedOS {
-        var regions: [String: MonitoredFence] = [:]
-        var refresh: RefreshRegion?
+        var regions: [String: RegistrationPlan.MonitoredFence] = [:]
+        var refresh: RegistrationPlan.RefreshRegion?
         var changes = 0
 
         mutating func apply(_ plan: RegistrationPlan) {
@@ -32,7 +32,7 @@ struct PlannerUsageTests {
         func east(_ m: Double) -> Coordinate { Sphere.destination(from: start, distance: m, bearing: .pi / 2) }
         // 40 stops of 30 m, every 150 m along a street, alternately 60 m north and south of it.
         var fences = (0..<40).map { i in
-            Fence(id: "stop-\(i)", shape: .circle(
+            Fence(geofenceID: "stop-\(i)", shape: .circle(
                 center: Sphere.destination(from: east(150 * Double(i)), distance: 60, bearing: i % 2 == 0 ? 0 : .pi), radius: 30))
         }
         var evaluator = try ContainmentEvaluator(fenceSet: try FenceSet(fences))
@@ -76,7 +76,7 @@ struct PlannerUsageTests {
 
         // A fence update: the stops near the end move to new ids; one call syncs the OS.
         let end = east(6_000)
-        fences = fences.map { $0.id.hasSuffix("9") ? Fence(id: $0.id + "-b", shape: $0.shape) : $0 }
+        fences = fences.map { $0.geofenceID.hasSuffix("9") ? Fence(geofenceID: $0.geofenceID + "-b", shape: $0.shape) : $0 }
         evaluator = try ContainmentEvaluator(fenceSet: try FenceSet(fences))
         let before = Set(registered)
         let sync = try replan(latitude: end.latitude, longitude: end.longitude, accuracy: 0)

@@ -35,7 +35,7 @@ struct PolygonCellIndexTests {
 
     /// A star-shaped polygon of `n` vertices around (lat, lon) (so always simple), radius in
     /// degrees, sometimes with a square hole.
-    static func star(_ rng: inout SplitMix64, n: Int, lat: Double, lon: Double, radius: Double, hole: Bool) -> FenceShape {
+    static func star(_ rng: inout SplitMix64, n: Int, lat: Double, lon: Double, radius: Double, hole: Bool) -> Fence.Shape {
         var ring: [Coordinate] = []
         for k in 0..<n {
             let angle = 2 * Double.pi * Double(k) / Double(n)
@@ -60,11 +60,11 @@ struct PolygonCellIndexTests {
         var rng = SplitMix64(seed: seed)
         var world = SeededGenerator(seed: seed)
         var fences = RandomWorld.city.fences(count: 60, &world).filter { !$0.shape.isCircle }
-        fences += RandomWorld.antimeridian.fences(count: 40, &world).filter { !$0.shape.isCircle }.map { var f = $0; f.id += "-am"; return f }
+        fences += RandomWorld.antimeridian.fences(count: 40, &world).filter { !$0.shape.isCircle }.map { var f = $0; f.geofenceID += "-am"; return f }
         fences += (0..<20).map { FastPathTwinTests.gridPolygon(&rng, id: "grid\($0)") }
         for (k, n) in [5, 7, 12, 40, 300, 3_000].enumerated() {
             let shape = star(&rng, n: n, lat: 40.7 + Double(k) * 0.01, lon: -73.9, radius: 0.003, hole: k % 2 == 0)
-            fences.append(Fence(id: "star\(n)", shape: shape))
+            fences.append(Fence(geofenceID: "star\(n)", shape: shape))
         }
         return fences
     }
@@ -92,21 +92,21 @@ struct PolygonCellIndexTests {
                     // folded parity is the answer whenever it is not in doubt.
                     let hit = evaluator.hot.cells.cell(low, high, x: p.longitude, y: p.latitude)
                     let withoutBranches = evaluator.hot.cells.edgesWithoutBranches(hit, x: p.longitude, y: p.latitude)
-                    #expect(withoutBranches == cells, "seed \(seed) \(set.id(at: slot)) at \(p): without branches \(withoutBranches), cells \(cells)")
+                    #expect(withoutBranches == cells, "seed \(seed) \(set.geofenceID(at: slot)) at \(p): without branches \(withoutBranches), cells \(cells)")
                     if hit.from < hit.to {
                         crossed += 1
                         let bits = evaluator.hot.cells.edgeBits(hit, x: p.longitude, y: p.latitude)
                         if bits.doubt { doubts += 1 } else {
-                            #expect(cells == (bits.odd ? .inside : .outside), "seed \(seed) \(set.id(at: slot)) at \(p): folded \(bits), cells \(cells)")
+                            #expect(cells == (bits.odd ? .inside : .outside), "seed \(seed) \(set.geofenceID(at: slot)) at \(p): folded \(bits), cells \(cells)")
                         }
                     }
                     let runs = evaluator.hot.polygons.test(slot: position, x: p.longitude, y: p.latitude)
                     if cells != .undecided {
                         decidedByCell += 1
-                        #expect((cells == .inside) == geos, "seed \(seed) \(set.id(at: slot)) at \(p): cells \(cells), GEOS \(geos)")
+                        #expect((cells == .inside) == geos, "seed \(seed) \(set.geofenceID(at: slot)) at \(p): cells \(cells), GEOS \(geos)")
                     }
                     if runs != .undecided && cells != .undecided {
-                        #expect(runs == cells, "seed \(seed) \(set.id(at: slot)) at \(p): runs \(runs), cells \(cells)")
+                        #expect(runs == cells, "seed \(seed) \(set.geofenceID(at: slot)) at \(p): runs \(runs), cells \(cells)")
                     }
                     #expect(try evaluator.covers(slot: slot, latitude: p.latitude, longitude: p.longitude) == geos)
                 }
@@ -199,11 +199,11 @@ struct PolygonCellIndexTests {
         for k in 0..<700 {
             let lat = 40.7 + Double(k / 30) * 0.01, lon = -73.9 + Double(k % 30) * 0.01
             let shape = Self.star(&rng, n: rng.int(3...24), lat: lat, lon: lon, radius: 0.003, hole: k % 7 == 0)
-            fences.append(Fence(id: "p\(k)", shape: shape))
+            fences.append(Fence(geofenceID: "p\(k)", shape: shape))
         }
         for k in 0..<100 {
             let center = Coordinate(latitude: 40.65, longitude: -73.9 + Double(k) * 0.003)
-            fences.append(Fence(id: "c\(k)", shape: .circle(center: center, radius: 150)))
+            fences.append(Fence(geofenceID: "c\(k)", shape: .circle(center: center, radius: 150)))
         }
         let set = try FenceSet(fences)
         var circleRecords = [(SIMD4<Double>, SIMD4<Double>)](repeating: (.zero, .zero), count: set.count)
@@ -227,7 +227,7 @@ struct PolygonCellIndexTests {
     func uniformCells() throws {
         var rng = SplitMix64(seed: 8)
         let fences = (0..<30).map { k in
-            Fence(id: "s\(k)", shape: Self.star(&rng, n: rng.int(5...40), lat: 40.7, lon: -73.9 + Double(k) * 0.01, radius: 0.002, hole: k % 5 == 0))
+            Fence(geofenceID: "s\(k)", shape: Self.star(&rng, n: rng.int(5...40), lat: 40.7, lon: -73.9 + Double(k) * 0.01, radius: 0.002, hole: k % 5 == 0))
         }
         let set = try FenceSet(fences)
         let evaluator = try ContainmentEvaluator(fenceSet: set)
@@ -236,7 +236,7 @@ struct PolygonCellIndexTests {
             let position = Int(set.storage.storageIndex[slot])
             let low = evaluator.hot.records[2 * position], high = evaluator.hot.records[2 * position + 1]
             let grid = try #require(PolygonGrid(low, high))
-            #expect(grid.kx * grid.ky >= 100, "\(set.id(at: slot)): \(grid.kx) × \(grid.ky) cells")
+            #expect(grid.kx * grid.ky >= 100, "\(set.geofenceID(at: slot)): \(grid.kx) × \(grid.ky) cells")
             for _ in 0..<400 {
                 let x = rng.double(grid.minX...grid.maxX), y = rng.double(grid.minY...grid.maxY)
                 let cx = grid.column(x), cy = grid.row(y)
@@ -252,8 +252,8 @@ struct PolygonCellIndexTests {
     @Test("a polygon with more edges than a cell list can hold has no cells and is still answered exactly")
     func tooManyEdges() throws {
         var rng = SplitMix64(seed: 9)
-        let big = Fence(id: "big", shape: Self.star(&rng, n: 40_000, lat: 10, lon: 10, radius: 0.05, hole: false))
-        let set = try FenceSet([big, Fence(id: "small", shape: Self.star(&rng, n: 9, lat: 10, lon: 10.2, radius: 0.01, hole: true))])
+        let big = Fence(geofenceID: "big", shape: Self.star(&rng, n: 40_000, lat: 10, lon: 10, radius: 0.05, hole: false))
+        let set = try FenceSet([big, Fence(geofenceID: "small", shape: Self.star(&rng, n: 9, lat: 10, lon: 10.2, radius: 0.01, hole: true))])
         let evaluator = try ContainmentEvaluator(fenceSet: set)
         let position = Int(set.storage.storageIndex[0])
         #expect(PolygonGrid(evaluator.hot.records[2 * position], evaluator.hot.records[2 * position + 1]) == nil)

@@ -45,7 +45,7 @@ struct PolygonCheckTwinTests {
             let shape = Self.polygon(&rng)
             guard shape.polygons.allSatisfy({ $0.rings.allSatisfy { $0.count >= 4 } }) else { continue }
             var records = FenceRecords()
-            records.append(Fence(id: "p", shape: .polygon(shape)))
+            records.append(Fence(geofenceID: "p", shape: .polygon(shape)))
             var scratch = PolygonValidity.Scratch()
             let ok = PolygonValidity.certifies(records, 0, scratch: &scratch)
             let reason = try context.validityProblem(of: shape)

@@ -43,7 +43,7 @@ struct PolygonEdgeChunksTests {
         for fence in set.fences {
             guard case .polygon(let shape) = fence.shape, let circle = fence.enclosingCircle else { continue }
             polygons += 1
-            Self.check(shape, around: circle.center, spread: circle.radius * 3, &rng, context: "seed 83 fence \(fence.id)")
+            Self.check(shape, around: circle.center, spread: circle.radius * 3, &rng, context: "seed 83 fence \(fence.geofenceID)")
         }
         #expect(polygons == 70)
     }

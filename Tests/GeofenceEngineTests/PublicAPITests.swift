@@ -9,8 +9,8 @@ struct PublicAPITests {
     static let home = Coordinate(latitude: 40.75, longitude: -73.98)
     static func fences() throws -> FenceSet {
         try FenceSet([
-            Fence(id: "home", shape: .circle(center: home, radius: 150)),
-            Fence(id: "work", shape: .circle(center: Coordinate(latitude: 40.76, longitude: -73.97), radius: 100)),
+            Fence(geofenceID: "home", shape: .circle(center: home, radius: 150)),
+            Fence(geofenceID: "work", shape: .circle(center: Coordinate(latitude: 40.76, longitude: -73.97), radius: 100)),
         ])
     }
 
@@ -110,10 +110,10 @@ struct PublicAPITests {
     @Test("nearest: a negative count throws, 0 gives nothing; results name the fence and its distance")
     func nearestResults() throws {
         let evaluator = try ContainmentEvaluator(fenceSet: try Self.fences())
-        #expect(throws: NearestCountError(count: -1)) {
+        #expect(throws: ContainmentEvaluator.NearestCountError(count: -1)) {
             try evaluator.nearest(latitude: 40.75, longitude: -73.98, count: -1)
         }
-        #expect(throws: NearestCountError(count: Int.min)) {
+        #expect(throws: ContainmentEvaluator.NearestCountError(count: Int.min)) {
             try evaluator.nearest(latitude: 40.75, longitude: -73.98, count: .min)
         }
         #expect(try evaluator.nearest(latitude: 40.75, longitude: -73.98, count: 0).isEmpty)
@@ -162,7 +162,7 @@ struct PublicAPITests {
         #expect(try JSONDecoder().decode(TrackerConfiguration.self, from: JSONEncoder().encode(c)) == c)
         #expect(throws: TrackerConfigurationError.self) { try TrackerConfiguration(exitToleranceFraction: -0.1).validate() }
         // A 100 m circle with exit tolerance 0.5: a fix 140 m from the centre is still inside.
-        let set = try FenceSet([Fence(id: "c", shape: .circle(center: Coordinate(latitude: 0, longitude: 0), radius: 100))])
+        let set = try FenceSet([Fence(geofenceID: "c", shape: .circle(center: Coordinate(latitude: 0, longitude: 0), radius: 100))])
         let monitor = try GeofenceMonitor(
             fenceSet: set, configuration: TrackerConfiguration(ignorePeriod: 0, dwell: 0, exitToleranceFraction: 0.5))
         let metre = 1 / 111_195.0  // degrees of latitude per metre, near enough

@@ -11,10 +11,10 @@ struct ReadmeExampleTests {
     func walkThrough() throws {
         let dir = try TestFolders.make("readme")
         defer { try? FileManager.default.removeItem(at: dir) }
-        let fences = try FenceSet([Fence(id: "home", shape: .circle(center: Coordinate(latitude: 40.75, longitude: -73.98), radius: 150))])
+        let fences = try FenceSet([Fence(geofenceID: "home", shape: .circle(center: Coordinate(latitude: 40.75, longitude: -73.98), radius: 150))])
         let compiled = dir.appendingPathComponent("fences.fences").path
         try fences.write(to: compiled)
-        #expect(try FenceSet.open(path: compiled).id(at: 0) == "home" && FenceSet.load(path: compiled).count == 1)
+        #expect(try FenceSet.open(path: compiled).geofenceID(at: 0) == "home" && FenceSet.load(path: compiled).count == 1)
 
         let evaluator = try ContainmentEvaluator(fenceSet: fences)
         let ids = try evaluator.containingIDs(latitude: 40.75, longitude: -73.98)

@@ -57,7 +57,7 @@ struct ShardMergerTests {
         }
     }
 
-    @Test("the streaming merge equals the simple merge, byte for byte", arguments: testSeeds(40))
+    @Test("the streaming merge equals the simple merge, byte for byte", arguments: testSeeds(sized(full: 40, quick: 8)))
     func twin(seed: UInt64) throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("merge-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)

@@ -201,9 +201,9 @@ struct SnapshotTests {
         let snapshot = busy.snapshot()
         let context = try TrackerContext(fenceSet: FenceSet([F.circle("A", radius: 100)]))
         let (tracker, events) = try DeviceTracker.restore(snapshot, context: context)
-        let reportedB = busy.reportedInside.map { busy.fenceSet.id(at: Int($0)) }.contains("B")
+        let reportedB = busy.reportedInside.map { busy.fenceSet.geofenceID(at: Int($0)) }.contains("B")
         #expect(reportedB && events.map(\.geofenceID) == ["B"] && events.allSatisfy { $0.reason == .fenceRemoved })
-        #expect(tracker.snapshot().fences.allSatisfy { $0.id == "A" })
+        #expect(tracker.snapshot().fences.allSatisfy { $0.geofenceID == "A" })
         var future = snapshot
         future.version = 3
         #expect(throws: SnapshotError(path: nil, problem: .wrongVersion(found: 3, expected: 2))) {

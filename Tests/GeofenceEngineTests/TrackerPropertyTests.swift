@@ -100,7 +100,7 @@ struct TrackerPropertyTests {
             due = min(due, track.transitionDue, track.dwellDue(dwellMilliseconds: tracker.context.dwellMilliseconds(Int(track.slot))))
         }
         #expect(tracker.nextDue == due, "seed \(seed) step \(step): cached next due time")
-        #expect(tracker.places.entered.map(\.slot) == tracker.reportedInside, "seed \(seed) step \(step): Places entered = reported")
+        #expect(tracker.places.entered.map { Int($0.slot) } == tracker.reportedInside, "seed \(seed) step \(step): Places entered = reported")
         // The current POI by an independent sort of the entered set.
         let fences = Array(tracker.fenceSet.fences)
         let expected = tracker.places.entered.sorted {
@@ -121,24 +121,24 @@ struct TrackerPropertyTests {
             for e in mine {
                 switch e.type {
                 case .entrance:
-                    #expect(!inside, "seed \(seed): \(fence.id) entrance while inside at \(e.timestamp.milliseconds)")
+                    #expect(!inside, "seed \(seed): \(fence.geofenceID) entrance while inside at \(e.timestamp.milliseconds)")
                     inside = true
                     entrance = e.timestamp
                     dwelt = false
                     confirmed = false
                 case .exit:
-                    #expect(inside, "seed \(seed): \(fence.id) exit while outside at \(e.timestamp.milliseconds)")
+                    #expect(inside, "seed \(seed): \(fence.geofenceID) exit while outside at \(e.timestamp.milliseconds)")
                     inside = false
                 case .dwell:
-                    #expect(inside && !dwelt, "seed \(seed): \(fence.id) dwell outside a visit or twice")
-                    #expect(e.timestamp == entrance.adding(seconds: dwellSeconds), "seed \(seed): \(fence.id) dwell time")
+                    #expect(inside && !dwelt, "seed \(seed): \(fence.geofenceID) dwell outside a visit or twice")
+                    #expect(e.timestamp == entrance.adding(seconds: dwellSeconds), "seed \(seed): \(fence.geofenceID) dwell time")
                     dwelt = true
                 case .venueConfirmed:
-                    #expect(inside && !confirmed, "seed \(seed): \(fence.id) venueConfirmed outside a visit or twice")
-                    #expect(dwelt || dwellSeconds == 0, "seed \(seed): \(fence.id) venueConfirmed before dwell")
+                    #expect(inside && !confirmed, "seed \(seed): \(fence.geofenceID) venueConfirmed outside a visit or twice")
+                    #expect(dwelt || dwellSeconds == 0, "seed \(seed): \(fence.geofenceID) venueConfirmed before dwell")
                     confirmed = true
                 case .presence:
-                    #expect(inside, "seed \(seed): \(fence.id) presence outside a visit")
+                    #expect(inside, "seed \(seed): \(fence.geofenceID) presence outside a visit")
                 }
             }
         }

@@ -63,8 +63,8 @@ public final class BatchEvaluator {
     /// appears complete at the end of the run, or (when the run fails) not at all.
     ///
     /// - Parameter progress: called after each block with the rows read so far and the bytes read.
-    /// - Throws: ``FixFileError`` for an unreadable file or header, or memory the system
-    ///   refuses; ``FileReadError`` when the output cannot be written; ``GEOSError`` when
+    /// - Throws: ``FileError`` for an unreadable file or header, or memory the system
+    ///   refuses; ``FileError`` when the output cannot be written; ``GEOSError`` when
     ///   GEOS fails; ``ThreadStartError`` when the output's writing thread cannot start.
     public func run(fixes path: String, output: String, progress: ((Int, Int) -> Void)? = nil) throws -> BatchSummary {
         try run(fixes: path, output: try OutputSink(path: output), progress: progress)
@@ -87,14 +87,14 @@ public final class BatchEvaluator {
 
     /// Opens a fix file and reads its header, as ``run(fixes:output:progress:)`` does: the
     /// CLI checks its input this way before it opens its outputs.
-    /// - Throws: ``FixFileError``.
-    package func openFixes(_ path: String) throws(FixFileError) -> FixFileReader {
+    /// - Throws: ``FileError``.
+    package func openFixes(_ path: String) throws(FileError) -> FixFileReader {
         try Self.openFixes(path, options: options)
     }
 
     /// ``openFixes(_:)`` before there is an evaluator (while the fences load:
     /// ``InputOpening``).
-    package static func openFixes(_ path: String, options: BatchOptions) throws(FixFileError) -> FixFileReader {
+    package static func openFixes(_ path: String, options: BatchOptions) throws(FileError) -> FixFileReader {
         try FixFileReader(
             path: path, blockSize: options.blockSize, header: options.header, lineOffset: options.lineOffset,
             maximumLineBytes: options.maximumLineBytes)
@@ -144,7 +144,7 @@ public final class BatchEvaluator {
         // At most one row per 8 bytes, plus one per slice (FixFileReader): reserved as
         // address space up front; the store grows for pipes.
         guard let store = FixStore(capacity: (reader.fileSize ?? 64 << 20) / 8 + 1 << 16, keepsExtras: reader.hasExtras) else {
-            throw FixFileError(path: reader.path, reason: MemoryHeadroom.message(bytes: 1 << 20, for: "the fix store"))
+            throw FileError(path: reader.path, reason: MemoryHeadroom.message(bytes: 1 << 20, for: "the fix store"))
         }
         var table = FixTable(store: store)
         defer { table.release(pool: pool) }
@@ -155,7 +155,7 @@ public final class BatchEvaluator {
         }
         summary.readSeconds = Self.now() - mark
         mark = Self.now()
-        if let problem = table.group(pool: pool) { throw FixFileError(path: reader.path, reason: problem) }
+        if let problem = table.group(pool: pool) { throw FileError(path: reader.path, reason: problem) }
         summary.groupSeconds = Self.now() - mark
         mark = Self.now()
         defer { summary.evaluateSeconds = Self.now() - mark }
@@ -214,12 +214,12 @@ public final class BatchEvaluator {
     /// bytes a fix as the last window had, twice over for the arrays' growth; the previous
     /// window's lines, still being written, are already held) and the largest device's
     /// fixes gathered on each thread.
-    /// - Throws: ``FixFileError`` naming the file when the memory is refused.
-    private func checkMemory(fixes: Int, largestDevice: Int, lineBytesPerFix: Double, file: String) throws(FixFileError) {
+    /// - Throws: ``FileError`` naming the file when the memory is refused.
+    private func checkMemory(fixes: Int, largestDevice: Int, lineBytesPerFix: Double, file: String) throws(FileError) {
         let lines = Int(Swift.max(lineBytesPerFix, 64) * 2) * fixes
         let gathered = largestDevice * MemoryLayout<FixRecord>.stride * 2 * pool.threads
         if let problem = MemoryHeadroom.refusal(bytes: lines + gathered, for: "evaluating a window of \(fixes) fixes") {
-            throw FixFileError(path: file, reason: problem)
+            throw FileError(path: file, reason: problem)
         }
     }
 
@@ -239,14 +239,14 @@ public final class BatchEvaluator {
         var lineBytesPerFix = Self.initialLineBytesPerFix
         // One block's rows at a time: the grouper copies them out before the next block.
         guard let store = FixStore(capacity: options.blockSize / 8 + 1 << 10, keepsExtras: reader.hasExtras) else {
-            throw FixFileError(path: reader.path, reason: MemoryHeadroom.message(bytes: options.blockSize * 4, for: "a block of rows"))
+            throw FileError(path: reader.path, reason: MemoryHeadroom.message(bytes: options.blockSize * 4, for: "a block of rows"))
         }
         while true {
             store.used = 0
             guard let slices = try reader.nextSlices(pool: pool, policy: policy, store: store, keepLines: true) else { break }
             for slice in slices {
                 if let problem = grouper.add(slice, store: store, summary: &summary) {
-                    throw FixFileError(path: reader.path, reason: problem)
+                    throw FileError(path: reader.path, reason: problem)
                 }
             }
             let ready = mergeCarried(grouper.takeCompleteDevices(), last: false)

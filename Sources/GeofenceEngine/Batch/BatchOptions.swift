@@ -62,7 +62,7 @@ public struct BatchSummary: Sendable {
     /// Data rows of this process's shard (blank lines and other shards' rows not included).
     public var rowsRead = 0
     public var processed = 0
-    public var rejections = RejectionTally()
+    public var rejections = BatchSummary.RejectionTally()
     public var blankLines = 0
     /// Rows of devices that belong to other shards.
     public var otherShardRows = 0
@@ -133,7 +133,7 @@ public struct BatchSummary: Sendable {
     package var json: JSONValue {
         func n(_ v: Int) -> JSONValue { .integer(v) }
         var rejected: [JSONObject.Member] = []
-        for reason in RejectionReason.allCases {
+        for reason in BatchSummary.RejectionReason.allCases {
             let examples = rejections.examples[reason, default: []]
             rejected.append(.init(key: reason.rawValue, value: .object(JSONObject(members: [
                 .init(key: "count", value: n(rejections.counts[reason, default: 0])),

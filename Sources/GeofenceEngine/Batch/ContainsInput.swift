@@ -17,14 +17,14 @@ package final class ContainsInput: @unchecked Sendable {
 
     /// Opens `path` (a regular file is mapped; a pipe is read ahead, a block behind the one
     /// answered) and reads its header line.
-    /// - Throws: ``FixFileError`` for a file that cannot be opened or read, an empty file or a
+    /// - Throws: ``FileError`` for a file that cannot be opened or read, an empty file or a
     ///   bad header.
     /// - Parameter idleMilliseconds: how long a pipe's whole lines wait for more
     ///   (``LineBlockReader/defaultIdleMilliseconds``).
     package init(
         fixes path: String, blockSize: Int = ContainsInput.defaultBlockSize, maximumLineBytes: Int = LineBlockReader.defaultMaximumLineBytes,
         idleMilliseconds: Int32 = LineBlockReader.defaultIdleMilliseconds
-    ) throws(FixFileError) {
+    ) throws(FileError) {
         self.path = path
         reader = try FixFileReader.openLines(path, blockSize: blockSize, maximumLineBytes: maximumLineBytes, idleMilliseconds: idleMilliseconds)
         (header, rest) = try FixFileReader.readHeader(reader, path: path)
@@ -32,14 +32,14 @@ package final class ContainsInput: @unchecked Sendable {
 
     /// Opens `path` and reads its first block on a thread of its own while `meanwhile` (the
     /// fences' load) runs on the calling thread (``InputOpening``).
-    /// - Throws: what `meanwhile` throws, else ``FixFileError``.
+    /// - Throws: what `meanwhile` throws, else ``FileError``.
     package static func opening<T>(
         fixes path: String, blockSize: Int = ContainsInput.defaultBlockSize, maximumLineBytes: Int = LineBlockReader.defaultMaximumLineBytes,
         idleMilliseconds: Int32 = LineBlockReader.defaultIdleMilliseconds, while meanwhile: () throws -> T
     ) throws -> (T, ContainsInput) {
         try InputOpening.opening(
             path,
-            { () throws(FixFileError) in
+            { () throws(FileError) in
                 try ContainsInput(fixes: path, blockSize: blockSize, maximumLineBytes: maximumLineBytes, idleMilliseconds: idleMilliseconds)
             }, while: meanwhile)
     }

@@ -44,7 +44,7 @@ package enum ContainsRun {
     /// - Parameter maximumLineBytes: a longer line is a row rejected with reason `lineLength`
     ///   (never held in memory); a longer header line is an error.
     /// - Parameter format: NDJSON lines or CSV pairs.
-    /// - Throws: ``FixFileError`` for an unreadable or empty file or a bad header,
+    /// - Throws: ``FileError`` for an unreadable or empty file or a bad header,
     ///   ``ThreadStartError`` when a thread cannot start, ``GEOSError`` when GEOS fails, and
     ///   whatever `write` throws.
     /// - Complexity: O(file size + answers), on `threads` threads; memory: two blocks of the
@@ -76,8 +76,8 @@ package enum ContainsRun {
     ) throws -> ContainsSummary {
         let reader = input.reader, path = input.path, fixHeader = input.header, rest = input.rest
         let maximumLineBytes = reader.maximumLineBytes
-        func next() throws(FixFileError) -> LineBlockReader.Chunk? {
-            do { return try reader.nextChunk() } catch { throw FixFileError(path: path, reason: error.reason) }
+        func next() throws(FileError) -> LineBlockReader.Chunk? {
+            do { return try reader.nextChunk() } catch { throw FileError(path: path, reason: error.reason) }
         }
         let pool = try WorkerPool(threads: threads)
         let evaluators = try EvaluatorBox((0..<pool.threads).map { _ throws(GEOSError) in try ContainmentEvaluator(fenceSet: fenceSet) })
@@ -140,7 +140,7 @@ package enum ContainsRun {
                 let purpose = "answering a block of \(MemoryHeadroom.mebibytes(block.count)) MiB of rows"
                 if let problem = MemoryHeadroom.refusal(bytes: estimate - checkedBytes, for: purpose, advice: "raise the limit") {
                     try writePending()
-                    throw FixFileError(path: path, reason: problem)
+                    throw FileError(path: path, reason: problem)
                 }
                 checkedBytes = estimate
             }
@@ -153,7 +153,7 @@ package enum ContainsRun {
             // reader keeps this block while it reads the next; a read error waits its turn,
             // after this block's lines). A pipe that stays quiet is not read ahead: this
             // block's lines then go out before the wait for more (nil below).
-            var following: Result<LineBlockReader.Chunk?, FixFileError>? = nil
+            var following: Result<LineBlockReader.Chunk?, FileError>? = nil
             try pool.run(count: bounds.count, { k, worker in
                 do throws(GEOSError) {
                     try work.slices[k].parseAndAnswer(
@@ -163,11 +163,11 @@ package enum ContainsRun {
             }, meanwhile: {
                 try writePending()
                 try handOut()
-                do throws(FileReadError) {
+                do throws(FileError) {
                     if case .chunk(let chunk) = try reader.nextChunk(orNotYetWithin: LineBlockReader.defaultIdleMilliseconds) {
                         following = .success(chunk)
                     }
-                } catch { following = .failure(FixFileError(path: path, reason: error.reason)) }
+                } catch { following = .failure(FileError(path: path, reason: error.reason)) }
             })
             if let failure = failures.storage.lazy.compactMap({ $0 }).first { throw failure }
             PhaseTrace.mark("rows: parse and answer \(block.count >> 10) KiB, the block before written, the next read")

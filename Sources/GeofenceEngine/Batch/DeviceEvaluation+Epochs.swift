@@ -91,7 +91,7 @@ extension BatchWorker {
                 _ = try context.observe(fix, using: evaluator, buffer: &nearby)
             }
             if let rejection = tracker.update(fix: fix, nearby: nearby, appendingTo: &events) {
-                let reason: RejectionReason =
+                let reason: BatchSummary.RejectionReason =
                     switch rejection.reason {
                     case .coordinate: .coordinate
                     case .accuracy: .accuracy

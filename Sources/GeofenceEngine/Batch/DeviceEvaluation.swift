@@ -14,7 +14,7 @@ struct DeviceResult: Sendable {
     var eventsByType = [Int](repeating: 0, count: GeofenceEvent.EventType.allCases.count)
     /// Rows the tracker refused (only `order` can happen here: ingestion already rejected
     /// bad coordinates and accuracies, and grouping sorted each device by time).
-    var rejections: [(RejectionReason, String)] = []
+    var rejections: [(BatchSummary.RejectionReason, String)] = []
     /// With fence updates: the removal exits of each update.
     var removalExits: [Int] = []
     /// With a carried state to write: the device's entry (its id and tracker).
@@ -150,7 +150,7 @@ final class BatchWorker {
             }
             let rejection = tracker.update(fix: fix, nearby: nearby, appendingTo: &events)
             if let rejection {
-                let reason: RejectionReason =
+                let reason: BatchSummary.RejectionReason =
                     switch rejection.reason {
                     case .coordinate: .coordinate
                     case .accuracy: .accuracy

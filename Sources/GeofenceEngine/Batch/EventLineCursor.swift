@@ -22,7 +22,7 @@ final class EventLineCursor {
     private var pendingStart = 0, pendingEnd = 0
 
     /// Opens the file and reads up to its first event line.
-    /// - Throws: ``FileReadError``, or ``ShardMerger/Failure`` for a line that is not an event.
+    /// - Throws: ``FileError``, or ``ShardMerger/Failure`` for a line that is not an event.
     init(path: String) throws {
         self.path = path
         reader = try LineBlockReader(path: path, blockSize: 4 << 20)

@@ -36,11 +36,11 @@ package final class FenceEpochs: Sendable {
         } else {
             // Every id of every set, in byte order, once.
             var all = Set<String>()
-            for set in sets { for slot in 0..<set.count { all.insert(set.id(at: slot)) } }
+            for set in sets { for slot in 0..<set.count { all.insert(set.geofenceID(at: slot)) } }
             let sorted = all.sorted(by: fenceIDPrecedes)
             var place: [String: Int32] = [:]
             for (k, id) in sorted.enumerated() { place[id] = Int32(k) }
-            ranks = sets.map { set in (0..<set.count).map { place[set.id(at: $0)]! } }
+            ranks = sets.map { set in (0..<set.count).map { place[set.geofenceID(at: $0)]! } }
         }
     }
 

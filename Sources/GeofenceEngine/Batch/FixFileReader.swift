@@ -1,10 +1,3 @@
-/// A fix file that cannot be read: missing, unreadable, empty, or without the needed columns.
-public struct FixFileError: Error, Hashable, Sendable, CustomStringConvertible {
-    public var path: String
-    public var reason: String
-    public var description: String { "\(path): \(reason)" }
-}
-
 /// Reads a fix CSV in large blocks and parses each block on several threads.
 ///
 /// Line numbers are 1-based and count every physical line (the header is line 1), so a
@@ -20,19 +13,19 @@ package final class FixFileReader {
     /// The block after the one being parsed, read while the workers parse (the reader keeps
     /// a block valid through the next call): a pipe's producer runs meanwhile. A read error
     /// waits here for its turn.
-    private var readAhead: Result<LineBlockReader.Chunk?, FixFileError>? = nil
+    private var readAhead: Result<LineBlockReader.Chunk?, FileError>? = nil
     /// Each slice's scratch, where it is staged before it is placed in the store
     /// (``FixStore/Writer/place(from:count:at:deviceCount:)``); indexed by slice.
     private var scratch: [ScratchMemory] = []
 
     /// Opens the file and reads its header, or takes `header` when the file has no header line.
-    /// - Throws: ``FixFileError`` for an unreadable or empty file, or a bad header line (a
+    /// - Throws: ``FileError`` for an unreadable or empty file, or a bad header line (a
     ///   header longer than `maximumLineBytes` included).
     init(
         path: String, blockSize: Int = 8 << 20, header given: FixCSVHeader? = nil, lineOffset: Int = 0,
         maximumLineBytes: Int = LineBlockReader.defaultMaximumLineBytes,
         idleMilliseconds: Int32 = LineBlockReader.defaultIdleMilliseconds
-    ) throws(FixFileError) {
+    ) throws(FileError) {
         self.path = path
         reader = try Self.openLines(path, blockSize: blockSize, maximumLineBytes: maximumLineBytes, idleMilliseconds: idleMilliseconds)
         if let given {
@@ -49,45 +42,45 @@ package final class FixFileReader {
 
     /// A fixes file's lines, read ahead (a pipe into two buffers in turn); shared by the batch
     /// and `geofence contains`.
-    /// - Throws: ``FixFileError`` when the file cannot be opened.
-    static func openLines(_ path: String, blockSize: Int, maximumLineBytes: Int, idleMilliseconds: Int32) throws(FixFileError)
+    /// - Throws: ``FileError`` when the file cannot be opened.
+    static func openLines(_ path: String, blockSize: Int, maximumLineBytes: Int, idleMilliseconds: Int32) throws(FileError)
         -> LineBlockReader
     {
         do {
             return try LineBlockReader(
                 path: path, blockSize: blockSize, maximumLineBytes: maximumLineBytes, readsAhead: true, idleMilliseconds: idleMilliseconds)
         } catch {
-            throw FixFileError(path: path, reason: error.reason)
+            throw FileError(path: path, reason: error.reason)
         }
     }
 
     /// Reads the header line from the first block of `reader`: the header, and the rest of
     /// the block (nil when none). Shared by the batch and `geofence contains`.
-    /// - Throws: ``FixFileError`` for an unreadable or empty file, or a bad header line (one
+    /// - Throws: ``FileError`` for an unreadable or empty file, or a bad header line (one
     ///   longer than the reader's maximum included), naming it as line `lineNumber`.
-    static func readHeader(_ reader: LineBlockReader, path: String, lineNumber: Int = 1) throws(FixFileError)
+    static func readHeader(_ reader: LineBlockReader, path: String, lineNumber: Int = 1) throws(FileError)
         -> (header: FixCSVHeader, rest: UnsafeRawBufferPointer?)
     {
         let maximumLineBytes = reader.maximumLineBytes
         let chunk: LineBlockReader.Chunk?
-        do { chunk = try reader.nextChunk() } catch { throw FixFileError(path: path, reason: error.reason) }
+        do { chunk = try reader.nextChunk() } catch { throw FileError(path: path, reason: error.reason) }
         let first: UnsafeRawBufferPointer
         switch chunk {
         case .lines(let block) where block.count > 0:
             first = block
         case .overlongLine(let bytes):
-            throw FixFileError(path: path, reason: Self.longHeader(bytes, maximum: maximumLineBytes))
+            throw FileError(path: path, reason: Self.longHeader(bytes, maximum: maximumLineBytes))
         default:
-            throw FixFileError(path: path, reason: "empty file (expected a header line naming at least device_id,timestamp,lat,lon)")
+            throw FileError(path: path, reason: "empty file (expected a header line naming at least device_id,timestamp,lat,lon)")
         }
         let bytes = first.bindMemory(to: UInt8.self)
         let end = Platform.firstLineBreak(in: bytes.baseAddress!, from: 0, to: bytes.count)
-        if end > maximumLineBytes { throw FixFileError(path: path, reason: Self.longHeader(end, maximum: maximumLineBytes)) }
+        if end > maximumLineBytes { throw FileError(path: path, reason: Self.longHeader(end, maximum: maximumLineBytes)) }
         let header: FixCSVHeader
         do {
             header = try FixCSVHeader(line: UnsafeRawBufferPointer(rebasing: first[0..<end]))
         } catch {
-            throw FixFileError(path: path, reason: "line \(lineNumber): \(error.reason)")
+            throw FileError(path: path, reason: "line \(lineNumber): \(error.reason)")
         }
         return (header, end + 1 < first.count ? UnsafeRawBufferPointer(rebasing: first[(end + 1)...]) : nil)
     }
@@ -116,10 +109,10 @@ package final class FixFileReader {
     /// the store grows by the block's rows, no more. With `keepLines` (the streaming path,
     /// whose store holds one block) each slice writes its rows in place, at slots known
     /// before any row is parsed.
-    /// - Throws: ``FixFileError`` when the file cannot be read, memory is refused, or it
+    /// - Throws: ``FileError`` when the file cannot be read, memory is refused, or it
     ///   has more lines than the store can address (``FixStore/maximumSlots``).
     func nextSlices(pool: WorkerPool, policy: FixRowPolicy, store: FixStore, keepLines: Bool = false)
-        throws(FixFileError) -> [ParsedSlice]?
+        throws(FileError) -> [ParsedSlice]?
     {
         let block: UnsafeRawBufferPointer
         if let rest = firstBlockRest {
@@ -154,7 +147,7 @@ package final class FixFileReader {
                 defer { slot += capacity }
                 return slot
             }
-            if let problem = store.reserve(slot) { throw FixFileError(path: path, reason: problem) }
+            if let problem = store.reserve(slot) { throw FileError(path: path, reason: problem) }
             let target = store.writer
             pool.run(count: bounds.count, { i, _ in
                 results[i] = ParsedSlice.parse(
@@ -175,7 +168,7 @@ package final class FixFileReader {
             slices[i].firstSlot = slot
             slot += slices[i].rowCount
         }
-        if let problem = store.reserve(slot) { throw FixFileError(path: path, reason: problem) }
+        if let problem = store.reserve(slot) { throw FileError(path: path, reason: problem) }
         let target = store.writer, keepsExtras = store.keepsExtras
         let placements = slices.map { (first: $0.firstSlot, count: $0.rowCount, devices: $0.interner.count) }
         pool.run(count: bounds.count) { i, _ in
@@ -188,8 +181,8 @@ package final class FixFileReader {
     }
 
     /// The reader's next chunk, its error named after the file.
-    private func readChunk() -> Result<LineBlockReader.Chunk?, FixFileError> {
-        do { return .success(try reader.nextChunk()) } catch { return .failure(FixFileError(path: path, reason: error.reason)) }
+    private func readChunk() -> Result<LineBlockReader.Chunk?, FileError> {
+        do { return .success(try reader.nextChunk()) } catch { return .failure(FileError(path: path, reason: error.reason)) }
     }
 
     /// Reads the block after the one being parsed (see ``readAhead``).
@@ -214,7 +207,7 @@ package final class FixFileReader {
     /// A slice of n bytes stages at most n / 8 + 1 rows; its new ids, their offsets and
     /// hashes take about its size again (the margin covers the rest of the worst case, every
     /// row a new device).
-    private func prepareMemory(bounds: [(Int, Int)], keepLines: Bool, keepsExtras: Bool) throws(FixFileError) {
+    private func prepareMemory(bounds: [(Int, Int)], keepLines: Bool, keepsExtras: Bool) throws(FileError) {
         while scratch.count < bounds.count { scratch.append(ScratchMemory()) }
         if !keepLines {
             let rowBytes = MemoryLayout<FixStore.Core>.stride + MemoryLayout<UInt32>.stride
@@ -222,13 +215,13 @@ package final class FixFileReader {
             for (k, bound) in bounds.enumerated() {
                 let bytes = ((bound.1 - bound.0) / 8 + 1) * rowBytes
                 if !scratch[k].prepare(bytes) {
-                    throw FixFileError(path: path, reason: MemoryHeadroom.message(bytes: bytes, for: "staging a slice of rows"))
+                    throw FileError(path: path, reason: MemoryHeadroom.message(bytes: bytes, for: "staging a slice of rows"))
                 }
             }
         }
         let slicesBytes = bounds.reduce(0) { $0 + ($1.1 - $1.0) }
         if let problem = MemoryHeadroom.refusal(bytes: slicesBytes, for: "parsing a block of rows") {
-            throw FixFileError(path: path, reason: problem)
+            throw FileError(path: path, reason: problem)
         }
     }
 

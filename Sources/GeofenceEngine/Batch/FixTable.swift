@@ -16,7 +16,7 @@ struct FixTable {
 
     let store: FixStore
     var interner = DeviceInterner()
-    var rejections = RejectionTally()
+    var rejections = BatchSummary.RejectionTally()
     var segments: [Segment] = []
     /// Data rows that belong to this process's shard (accepted + rejected).
     var rowsRead = 0

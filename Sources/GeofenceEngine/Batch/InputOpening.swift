@@ -14,7 +14,7 @@ package enum InputOpening {
     /// thread cannot start, or `path` is a regular file, `open` runs after `meanwhile`.
     /// - Throws: what `meanwhile` throws, else what `open` throws.
     package static func opening<Input, T>(
-        _ path: String, _ open: @escaping @Sendable () throws(FixFileError) -> Input, while meanwhile: () throws -> T
+        _ path: String, _ open: @escaping @Sendable () throws(FileError) -> Input, while meanwhile: () throws -> T
     ) throws -> (T, Input) {
         if Platform.status(atPath: path)?.kind == .regular {
             let value = try meanwhile()
@@ -22,7 +22,7 @@ package enum InputOpening {
         }
         let handoff = Handoff<Input>()
         let refused = Platform.startThread(stackSize: 1 << 20) {
-            handoff.result = Result { () throws(FixFileError) in try open() }
+            handoff.result = Result { () throws(FileError) in try open() }
             handoff.done.signal()
         }
         let value = try meanwhile()
@@ -34,7 +34,7 @@ package enum InputOpening {
     /// The opening thread's result, read by the caller after `done` is signalled (the input
     /// is made on one thread and handed to the other once, never used by both).
     private final class Handoff<Input>: @unchecked Sendable {
-        var result: Result<Input, FixFileError>? = nil
+        var result: Result<Input, FileError>? = nil
         let done = DispatchSemaphore(value: 0)
     }
 }

@@ -4,7 +4,7 @@
 struct ParsedSlice {
     struct Rejection {
         var relativeLine: Int32
-        var reason: RejectionReason
+        var reason: BatchSummary.RejectionReason
         var message: String
     }
 
@@ -14,11 +14,11 @@ struct ParsedSlice {
     var rowCount = 0
     /// 0-based line of each accepted row within the slice (kept only when asked for).
     var relativeLine: [Int32] = []
-    /// The first rejections of each reason (at most ``RejectionTally/examplesKept``), with
+    /// The first rejections of each reason (at most ``BatchSummary/RejectionTally/examplesKept``), with
     /// their messages, in line order: a file of bad rows costs counts, not a message a row.
     var rejections: [Rejection] = []
-    /// Rejected rows by reason (``RejectionReason/allCases`` order), examples included.
-    var rejectedByReason = [Int](repeating: 0, count: RejectionReason.allCases.count)
+    /// Rejected rows by reason (``BatchSummary/RejectionReason/allCases`` order), examples included.
+    var rejectedByReason = [Int](repeating: 0, count: BatchSummary.RejectionReason.allCases.count)
     /// Rejected rows of the slice.
     var rejectedRows = 0
     /// Lines in the slice, blank ones included.
@@ -32,23 +32,23 @@ struct ParsedSlice {
 
 extension ParsedSlice {
     /// Counts a rejected row, keeping its message while the reason has few examples.
-    mutating func reject(_ reason: RejectionReason, line: Int32, message: @autoclosure () -> String) {
+    mutating func reject(_ reason: BatchSummary.RejectionReason, line: Int32, message: @autoclosure () -> String) {
         let k = reason.position
         rejectedByReason[k] += 1
         rejectedRows += 1
-        if rejectedByReason[k] <= RejectionTally.examplesKept {
+        if rejectedByReason[k] <= BatchSummary.RejectionTally.examplesKept {
             rejections.append(Rejection(relativeLine: line, reason: reason, message: message()))
         }
     }
 
     /// Adds the slice's rejections to `tally` (whose rows all come before the slice's).
-    func addRejections(to tally: inout RejectionTally) {
+    func addRejections(to tally: inout BatchSummary.RejectionTally) {
         var kept = [Int](repeating: 0, count: rejectedByReason.count)
         for rejection in rejections {
             tally.add(rejection.reason, line: firstLine + Int(rejection.relativeLine), message: rejection.message)
             kept[rejection.reason.position] += 1
         }
-        for (k, reason) in RejectionReason.allCases.enumerated() { tally.add(reason, count: rejectedByReason[k] - kept[k]) }
+        for (k, reason) in BatchSummary.RejectionReason.allCases.enumerated() { tally.add(reason, count: rejectedByReason[k] - kept[k]) }
     }
 
     /// The slice of one line too long to hold (``LineBlockReader/Chunk/overlongLine(bytes:)``):
@@ -66,7 +66,7 @@ extension ParsedSlice {
     }
 }
 
-extension RejectionReason {
+extension BatchSummary.RejectionReason {
     /// The reason's place in ``allCases`` (an array index for per-reason counts).
     var position: Int {
         switch self {

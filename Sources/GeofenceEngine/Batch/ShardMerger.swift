@@ -20,7 +20,7 @@ package enum ShardMerger {
     ///
     /// - Throws: ``Failure`` when a line is not an event object (no top-level string
     ///   `deviceId`), a file is not ordered by device id, or one device appears in two files
-    ///   (the files are not shards of one run); ``FileReadError`` when a file cannot be read
+    ///   (the files are not shards of one run); ``FileError`` when a file cannot be read
     ///   or the output written.
     /// - Complexity: O(B + D log k) for B bytes, D device runs and k files; memory is one
     ///   block per file (a view of the page cache for regular files).

@@ -29,7 +29,7 @@ final class WindowWriter {
 
     /// Queues a window's lines (waits while the previous one is still being written).
     /// - Throws: the error of an earlier write.
-    func submit(_ results: [DeviceResult]) throws(FileReadError) {
+    func submit(_ results: [DeviceResult]) throws(FileError) {
         try state.check()
         state.room.wait()
         state.pending = results
@@ -37,14 +37,14 @@ final class WindowWriter {
     }
 
     /// Waits until every queued window is written. - Throws: the first write error.
-    func drain() throws(FileReadError) {
+    func drain() throws(FileError) {
         state.room.wait()
         state.room.signal()
         try state.check()
     }
 
     /// Drains, then flushes the output. - Throws: the first write error.
-    func finish() throws(FileReadError) {
+    func finish() throws(FileError) {
         try drain()
         try state.output.flush()
     }
@@ -60,7 +60,7 @@ final class WindowWriter {
         // Handed over under the semaphores: written by `submit` before `ready` is signalled,
         // read by the thread after it waited for `ready`.
         var pending: [DeviceResult]? = nil
-        let failure = Mutex<FileReadError?>(nil)
+        let failure = Mutex<FileError?>(nil)
 
         init(_ output: OutputSink) { self.output = output }
 
@@ -78,7 +78,7 @@ final class WindowWriter {
                     // Raw ranges: a device's lines of 64 KiB or more go out without a copy
                     // into the sink's buffer.
                     for result in results {
-                        do throws(FileReadError) {
+                        do throws(FileError) {
                             try output.write(result.lines.bytes)
                         } catch {
                             failure.withLock { $0 = error }
@@ -97,7 +97,7 @@ final class WindowWriter {
             ready.signal()
         }
 
-        func check() throws(FileReadError) {
+        func check() throws(FileError) {
             if let error = failure.withLock({ $0 }) { throw error }
         }
     }

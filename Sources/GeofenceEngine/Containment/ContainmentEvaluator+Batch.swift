@@ -9,7 +9,7 @@ extension ContainmentEvaluator {
     /// Fixes are taken in blocks of ``BatchScratch/blockSize``: the block's cell lookups are
     /// issued together (their cache misses overlap), then its box checks, then its exact tests
     /// (circles, the polygons' classified cells, GEOS for what rounding cannot decide). With
-    /// ``ContainmentOrder/tiles`` the fixes are first grouped by tiles of the grid sized to the
+    /// ``ContainmentPairs/Order/tiles`` the fixes are first grouped by tiles of the grid sized to the
     /// caches, so a tile's fences stay in cache while its fixes are tested, and the pairs are
     /// put back in input order. `levels[i]` is fix i's level, `Int.min` for none (no array: no level).
     ///
@@ -27,7 +27,7 @@ extension ContainmentEvaluator {
     public func containing(
         latitudes: UnsafeBufferPointer<Double>, longitudes: UnsafeBufferPointer<Double>,
         levels: UnsafeBufferPointer<Int>? = nil, options: ContainmentOptions = ContainmentOptions(),
-        order: ContainmentOrder = .automatic, into pairs: inout ContainmentPairs
+        order: ContainmentPairs.Order = .automatic, into pairs: inout ContainmentPairs
     ) throws(GEOSError) {
         let n = Self.batchCount(latitudes, longitudes, levels)
         guard n > 0, hot.directoryEnabled else {
@@ -62,7 +62,7 @@ extension ContainmentEvaluator {
     /// - Precondition: `n > 0` and the directory is enabled.
     func packedPairs(
         _ lat: UnsafePointer<Double>, _ lon: UnsafePointer<Double>, _ lev: UnsafePointer<Int>?, count n: Int,
-        options: ContainmentOptions, order: ContainmentOrder
+        options: ContainmentOptions, order: ContainmentPairs.Order
     ) throws(GEOSError) -> Int {
         let scratch = batchScratch()
         if Self.takesTileOrder(order, fixes: n, hotBytes: fenceSet.hotBytes) {
@@ -74,16 +74,16 @@ extension ContainmentEvaluator {
     /// ``containing(latitudes:longitudes:levels:options:order:into:)`` over arrays.
     public func containing(
         latitudes: [Double], longitudes: [Double], levels: [Int]? = nil, options: ContainmentOptions = ContainmentOptions(),
-        order: ContainmentOrder = .automatic, into pairs: inout ContainmentPairs
+        order: ContainmentPairs.Order = .automatic, into pairs: inout ContainmentPairs
     ) throws(GEOSError) {
         try Self.withBuffers(latitudes, longitudes, levels) { (lat, lon, lev) throws(GEOSError) in
             try containing(latitudes: lat, longitudes: lon, levels: lev, options: options, order: order, into: &pairs)
         }
     }
 
-    /// Whether a batch of `n` fixes in `order` goes tile by tile (see ``ContainmentOrder``),
+    /// Whether a batch of `n` fixes in `order` goes tile by tile (see ``ContainmentPairs/Order``),
     /// for fences of `hotBytes` of hot data.
-    static func takesTileOrder(_ order: ContainmentOrder, fixes n: Int, hotBytes: Int) -> Bool {
+    static func takesTileOrder(_ order: ContainmentPairs.Order, fixes n: Int, hotBytes: Int) -> Bool {
         order == .tiles || (order == .automatic && n >= sortingMinimum && hotBytes >= sortingThreshold)
     }
 
@@ -112,7 +112,7 @@ extension ContainmentEvaluator {
     }
 
     /// Bytes of hot fence data (directory, records, cells, vertices) above which taking the
-    /// fixes tile by tile pays (see ``ContainmentOrder/automatic``): 256 KiB, more than a
+    /// fixes tile by tile pays (see ``ContainmentPairs/Order/automatic``): 256 KiB, more than a
     /// core's first-level cache holds. Only the fixes some box may hold are moved, so with 1k
     /// fences (0.6 MiB, nine fixes in ten held by no box) tile order is 1.2× input order.
     public static let sortingThreshold = 256 << 10

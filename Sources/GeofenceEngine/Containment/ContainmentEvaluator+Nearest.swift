@@ -1,10 +1,12 @@
 import GeofenceGEOS
 import GeofenceGeometry
 
-/// The two kinds of fence shape, for filters.
-public enum FenceKind: String, Hashable, Sendable, CaseIterable {
-    case circle
-    case polygon
+extension NearestFilter {
+    /// The two kinds of fence shape, for filters.
+    public enum Kind: String, Hashable, Sendable, CaseIterable {
+        case circle
+        case polygon
+    }
 }
 
 /// Which fences a nearest search (and a registration plan) considers.
@@ -20,9 +22,9 @@ public struct NearestFilter: Hashable, Sendable {
     /// Only fences of this library; nil: any library (and fences without one).
     public var library: String?
     /// Only fences of this kind; nil: both.
-    public var kind: FenceKind?
+    public var kind: NearestFilter.Kind?
 
-    public init(level: Int? = nil, options: ContainmentOptions = ContainmentOptions(), library: String? = nil, kind: FenceKind? = nil) {
+    public init(level: Int? = nil, options: ContainmentOptions = ContainmentOptions(), library: String? = nil, kind: NearestFilter.Kind? = nil) {
         self.level = level
         self.options = options
         self.library = library

@@ -16,14 +16,16 @@ public struct NearestFence: Hashable, Sendable, CustomStringConvertible {
     public var description: String { "\(geofenceID) at \(distance) m" }
 }
 
-/// A nearest search was asked for a negative number of fences.
-public struct NearestCountError: Error, Hashable, Sendable, CustomStringConvertible {
-    /// The count given.
-    public var count: Int
+extension ContainmentEvaluator {
+    /// A nearest search was asked for a negative number of fences.
+    public struct NearestCountError: Error, Hashable, Sendable, CustomStringConvertible {
+        /// The count given.
+        public var count: Int
 
-    public init(count: Int) { self.count = count }
+        public init(count: Int) { self.count = count }
 
-    public var description: String { "count must be a number of fences >= 0, found \(count)" }
+        public var description: String { "count must be a number of fences >= 0, found \(count)" }
+    }
 }
 
 // The checked, id-based queries a library user calls. Each checks its arguments (a few
@@ -45,7 +47,7 @@ extension ContainmentEvaluator {
     ) throws -> [String] {
         try Coordinate(latitude: latitude, longitude: longitude).validate()
         return try containing(latitude: latitude, longitude: longitude, level: level, options: options)
-            .map { fenceSet.id(at: $0) }
+            .map { fenceSet.geofenceID(at: $0) }
     }
 
     /// The `count` fences nearest to the point that pass `filter`, nearest first (ties by
@@ -57,7 +59,7 @@ extension ContainmentEvaluator {
     ///     print(near.geofenceID, near.distance)
     /// }
     /// ```
-    /// - Throws: ``CoordinateError`` for an invalid point, ``NearestCountError`` for a
+    /// - Throws: ``CoordinateError`` for an invalid point, ``ContainmentEvaluator/NearestCountError`` for a
     ///   negative `count`, ``GEOSError`` when GEOS fails.
     /// - Complexity: typically O(log n + k) for n fences, plus the exact distances of the
     ///   fences reached (O(v) for a polygon of v vertices).
@@ -65,9 +67,9 @@ extension ContainmentEvaluator {
         latitude: Double, longitude: Double, count: Int, filter: NearestFilter = NearestFilter()
     ) throws -> [NearestFence] {
         try Coordinate(latitude: latitude, longitude: longitude).validate()
-        guard count >= 0 else { throw NearestCountError(count: count) }
+        guard count >= 0 else { throw ContainmentEvaluator.NearestCountError(count: count) }
         return try nearestSlots(latitude: latitude, longitude: longitude, count: count, filter: filter)
-            .map { NearestFence(geofenceID: fenceSet.id(at: Int($0.slot)), distance: $0.distance) }
+            .map { NearestFence(geofenceID: fenceSet.geofenceID(at: Int($0.slot)), distance: $0.distance) }
     }
 
     /// Metres from the point to the edge of the fence `geofenceID` (0 when the fence covers

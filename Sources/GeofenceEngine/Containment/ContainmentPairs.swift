@@ -3,11 +3,11 @@
 ///
 /// The caller owns it and passes it to every query: the arrays keep their capacity between
 /// queries, so a warm batch allocates nothing.
-public struct ContainmentPairs: Sendable {
+public struct ContainmentPairs: Sendable, Equatable {
     /// For pair k, the index of the fix in the query's input.
-    public internal(set) var fixes: [Int32] = []
+    package internal(set) var fixes: [Int32] = []
     /// For pair k, the slot of a fence containing that fix.
-    public internal(set) var slots: [Int32] = []
+    package internal(set) var slots: [Int32] = []
 
     public init() {}
 
@@ -74,16 +74,18 @@ public struct ContainmentPairs: Sendable {
     }
 }
 
-/// The order in which a batch containment query visits its fixes (the answer is the same).
-public enum ContainmentOrder: Sendable, Hashable {
-    /// Tile order when the fences' hot data outgrows the caches
-    /// (``ContainmentEvaluator/sortingThreshold``) and the batch is large enough to gain from it;
-    /// input order otherwise.
-    case automatic
-    /// Input order, in blocks whose cell lookups are issued together.
-    case input
-    /// Grouped by the directory's cells (by squares of cells when the fixes are too few for
-    /// that), in input order within a group, so a cell's fences stay in cache while its fixes
-    /// are tested; the pairs are put back in input order.
-    case tiles
+extension ContainmentPairs {
+    /// The order in which a batch containment query visits its fixes (the answer is the same).
+    public enum Order: Sendable, Hashable {
+        /// Tile order when the fences' hot data outgrows the caches
+        /// (``ContainmentEvaluator/sortingThreshold``) and the batch is large enough to gain from it;
+        /// input order otherwise.
+        case automatic
+        /// Input order, in blocks whose cell lookups are issued together.
+        case input
+        /// Grouped by the directory's cells (by squares of cells when the fixes are too few for
+        /// that), in input order within a group, so a cell's fences stay in cache while its fixes
+        /// are tested; the pairs are put back in input order.
+        case tiles
+    }
 }

@@ -67,7 +67,7 @@ public final class ParallelContainmentEvaluator {
     public func containing(
         latitudes: UnsafeBufferPointer<Double>, longitudes: UnsafeBufferPointer<Double>,
         levels: UnsafeBufferPointer<Int>? = nil, options: ContainmentOptions = ContainmentOptions(),
-        order: ContainmentOrder = .automatic, into pairs: inout ContainmentPairs
+        order: ContainmentPairs.Order = .automatic, into pairs: inout ContainmentPairs
     ) throws(GEOSError) {
         let n = ContainmentEvaluator.batchCount(latitudes, longitudes, levels)
         guard threads > 1, n >= minimumFixes else {
@@ -84,7 +84,7 @@ public final class ParallelContainmentEvaluator {
     /// ``containing(latitudes:longitudes:levels:options:order:into:)`` over arrays.
     public func containing(
         latitudes: [Double], longitudes: [Double], levels: [Int]? = nil, options: ContainmentOptions = ContainmentOptions(),
-        order: ContainmentOrder = .automatic, into pairs: inout ContainmentPairs
+        order: ContainmentPairs.Order = .automatic, into pairs: inout ContainmentPairs
     ) throws(GEOSError) {
         try ContainmentEvaluator.withBuffers(latitudes, longitudes, levels) { (lat, lon, lev) throws(GEOSError) in
             try containing(latitudes: lat, longitudes: lon, levels: lev, options: options, order: order, into: &pairs)
@@ -109,7 +109,7 @@ public final class ParallelContainmentEvaluator {
     /// ranges' own arrays, then the joined ones, were two more passes: at 100k fences, 5.3M
     /// pairs a million fixes, the join was 4.6 ms of an 88 ms call on two threads.)
     /// - Complexity: O(n / t) per thread, plus the exact tests.
-    func splitByFixes(_ input: BatchInput, order: ContainmentOrder, ranges wanted: Int, into pairs: inout ContainmentPairs) throws(GEOSError) {
+    func splitByFixes(_ input: BatchInput, order: ContainmentPairs.Order, ranges wanted: Int, into pairs: inout ContainmentPairs) throws(GEOSError) {
         let n = input.count
         let ranges = Swift.max(1, Swift.min(wanted, n, rangePairs.count))
         let found = rangePairs, failures = self.failures, team = self.team

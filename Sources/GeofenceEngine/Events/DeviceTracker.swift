@@ -41,7 +41,7 @@ public struct DeviceTracker: Sendable {
     /// Recent fixes of the current visits, for venueConfirmed.
     var stops = StopHistory()
     /// Current POI, last entered, last exited and the entered set (semantics §6).
-    public internal(set) var places: PlacesState
+    package internal(set) var places: PlacesState
 
     /// A tracker with no history.
     public init(context: TrackerContext) {
@@ -72,9 +72,9 @@ public struct DeviceTracker: Sendable {
     public var isIdle: Bool { tracks.isEmpty }
 
     /// Slots of the fences the device is reported inside, ascending.
-    public var reportedInside: [Int32] { tracks.filter(\.reported).map(\.slot) }
+    public var reportedInside: [Int] { tracks.filter(\.reported).map { Int($0.slot) } }
     /// Slots of the fences the latest fix put the device inside, ascending.
-    public var rawInside: [Int32] { tracks.filter(\.raw).map(\.slot) }
+    public var rawInside: [Int] { tracks.filter(\.raw).map { Int($0.slot) } }
 
     /// Feeds one fix; appends the events it produces to `events` (sorted among themselves).
     ///

@@ -108,7 +108,7 @@ public struct GeofenceEvent: Hashable, Sendable, CustomStringConvertible {
 
     /// The fence in `fenceSet`, looked up by id; nil when the set has no such fence (a
     /// removed fence's exit).
-    public func fence(in fenceSet: FenceSet) -> Fence? { fenceSet[id: geofenceID] }
+    public func fence(in fenceSet: FenceSet) -> Fence? { fenceSet[geofenceID: geofenceID] }
 
     /// The order of events within one tracker call: timestamp, then fence id, then type
     /// (entrance, dwell, venueConfirmed, exit, presence).

@@ -36,13 +36,12 @@ public final class GeofenceMonitor {
 
     /// Feeds a fix and returns the events it causes.
     ///
-    /// - Throws: ``CoordinateError`` for a fix whose position is not a valid WGS84 coordinate
-    ///   (the error ``ContainmentEvaluator`` and ``RegistrationPlanner`` throw for it),
-    ///   ``TrackerRejection`` for a fix the tracker refuses (accuracy, order), ``GEOSError``
-    ///   when GEOS fails. A refused fix changes nothing.
+    /// - Throws: ``TrackerRejection`` for a fix it refuses, as ``DeviceTracker`` and
+    ///   ``RegistrationPlanner`` do (`coordinate` for a position that is not a valid WGS84
+    ///   coordinate, `accuracy`, `order`); ``GEOSError`` when GEOS fails. A refused fix
+    ///   changes nothing.
     public func update(_ fix: Fix) throws -> [GeofenceEvent] {
-        try fix.coordinate.validate()
-        return try tracker.update(observe(fix))
+        try tracker.update(observe(fix))
     }
 
     /// A location request: presence for every fence the device is reported inside.
@@ -62,12 +61,11 @@ public final class GeofenceMonitor {
     }
 
     /// A nearby recalculation of the Places states from a fix.
-    /// - Throws: ``CoordinateError`` for an invalid position, ``TrackerRejection`` (nothing
-    ///   changed) or ``GEOSError``.
+    /// - Throws: ``TrackerRejection`` (`coordinate`, `accuracy`, `order`; nothing changed) or
+    ///   ``GEOSError``.
     @discardableResult
     public func recalculateNearby(_ fix: Fix) throws -> [GeofenceEvent] {
-        try fix.coordinate.validate()
-        return try tracker.recalculateNearby(observe(fix))
+        try tracker.recalculateNearby(observe(fix))
     }
 
     /// Moves the device to `fenceSet` at `time` (a republished catalog), with the rules of

@@ -73,7 +73,7 @@ public final class TrackerContext: Sendable {
         levels = FrozenPointer(fenceSet.storage.levels)
         fenceDwell = FrozenPointer(fenceSet.storage.dwellMilliseconds)
         fenceCount = fenceSet.count
-        fenceIDs = idsInEvents && fenceSet.count <= Self.eagerIDLimit ? (0..<fenceSet.count).map { fenceSet.id(at: $0) } : []
+        fenceIDs = idsInEvents && fenceSet.count <= Self.eagerIDLimit ? (0..<fenceSet.count).map { fenceSet.geofenceID(at: $0) } : []
         levelFences = configuration.levelFences
         globalFences = configuration.globalFences
         ignoreMilliseconds = TrackerConfiguration.milliseconds(configuration.ignorePeriod)
@@ -107,7 +107,7 @@ public final class TrackerContext: Sendable {
     @inline(__always)
     func fenceID(_ slot: Int) -> String {
         guard idsInEvents else { return "" }
-        return fenceIDs.isEmpty ? fenceSet.id(at: slot) : fenceIDs[slot]
+        return fenceIDs.isEmpty ? fenceSet.geofenceID(at: slot) : fenceIDs[slot]
     }
 
     /// The dwell time in ms of the fence in `slot` (its own, else the default), 0 = disabled.

@@ -1,36 +1,40 @@
 @_spi(Engine) import GeofenceGeometry
 
-/// The shape of a fence.
-public enum FenceShape: Hashable, Sendable {
-    /// Every point within `radius` metres (great-circle) of `center`.
-    case circle(center: Coordinate, radius: Double)
-    /// The area the polygons cover, boundaries included and holes excluded.
-    case polygon(MultiPolygon)
+extension Fence {
+    /// The shape of a fence.
+    public enum Shape: Hashable, Sendable {
+        /// Every point within `radius` metres (great-circle) of `center`.
+        case circle(center: Coordinate, radius: Double)
+        /// The area the polygons cover, boundaries included and holes excluded.
+        case polygon(MultiPolygon)
 
-    /// True for `.circle`.
-    public var isCircle: Bool {
-        if case .circle = self { return true }
-        return false
+        /// True for `.circle`.
+        public var isCircle: Bool {
+            if case .circle = self { return true }
+            return false
+        }
     }
 }
 
-/// A circle on the sphere: a centre and a radius in metres.
-public struct EnclosingCircle: Hashable, Sendable {
-    public var center: Coordinate
-    /// Metres.
-    public var radius: Double
+extension Fence {
+    /// A circle on the sphere: a centre and a radius in metres.
+    public struct EnclosingCircle: Hashable, Sendable {
+        public var center: Coordinate
+        /// Metres.
+        public var radius: Double
 
-    public init(center: Coordinate, radius: Double) {
-        self.center = center
-        self.radius = radius
+        public init(center: Coordinate, radius: Double) {
+            self.center = center
+            self.radius = radius
+        }
     }
 }
 
 /// One geofence: an id, a shape and the attributes the engine uses (semantics §1).
 public struct Fence: Hashable, Sendable {
     /// Non-empty and unique within a fence set.
-    public var id: String
-    public var shape: FenceShape
+    public var geofenceID: String
+    public var shape: Fence.Shape
     /// The building floor, or nil for a global fence.
     public var level: Int?
     /// Optional grouping name (a filter for nearest searches).
@@ -48,13 +52,13 @@ public struct Fence: Hashable, Sendable {
     public var featureIndex: Int
     /// For a circle, the circle itself; for a polygon, its minimum enclosing circle, filled in
     /// when the fence joins a ``FenceSet``.
-    public internal(set) var enclosingCircle: EnclosingCircle?
+    public internal(set) var enclosingCircle: Fence.EnclosingCircle?
 
     public init(
-        id: String, shape: FenceShape, level: Int? = nil, library: String? = nil, rank: Int = 0,
+        geofenceID: String, shape: Fence.Shape, level: Int? = nil, library: String? = nil, rank: Int = 0,
         dwellSeconds: Double? = nil, properties: JSONObject = JSONObject(), featureIndex: Int = 0
     ) {
-        self.id = id
+        self.geofenceID = geofenceID
         self.shape = shape
         self.level = level
         self.library = library
@@ -63,7 +67,7 @@ public struct Fence: Hashable, Sendable {
         self.properties = properties
         self.featureIndex = featureIndex
         if case .circle(let center, let radius) = shape {
-            enclosingCircle = EnclosingCircle(center: center, radius: radius)
+            enclosingCircle = Fence.EnclosingCircle(center: center, radius: radius)
         }
     }
 

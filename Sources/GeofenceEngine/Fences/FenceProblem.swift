@@ -1,26 +1,28 @@
-/// One problem with one fence of the input, named by its feature index (0-based) and id.
-public struct FenceProblem: Error, Hashable, Sendable, CustomStringConvertible {
-    public var featureIndex: Int
-    public var id: String?
-    public var reason: String
+extension FenceValidationError {
+    /// One problem with one fence of the input, named by its feature index (0-based) and id.
+    public struct Problem: Error, Hashable, Sendable, CustomStringConvertible {
+        public var featureIndex: Int
+        public var id: String?
+        public var reason: String
 
-    public init(featureIndex: Int, id: String?, reason: String) {
-        self.featureIndex = featureIndex
-        self.id = id
-        self.reason = reason
-    }
+        public init(featureIndex: Int, id: String?, reason: String) {
+            self.featureIndex = featureIndex
+            self.id = id
+            self.reason = reason
+        }
 
-    /// `feature <index> (<id>): <reason>`, the line `geofence validate` prints.
-    public var description: String {
-        "feature \(featureIndex) (\(id ?? "no id")): \(reason)"
+        /// `feature <index> (<id>): <reason>`, the line `geofence validate` prints.
+        public var description: String {
+            "feature \(featureIndex) (\(id ?? "no id")): \(reason)"
+        }
     }
 }
 
 /// The fences could not form a set: every problem found, in feature order.
 public struct FenceValidationError: Error, Hashable, Sendable, CustomStringConvertible {
-    public var problems: [FenceProblem]
+    public var problems: [FenceValidationError.Problem]
 
-    public init(problems: [FenceProblem]) { self.problems = problems }
+    public init(problems: [FenceValidationError.Problem]) { self.problems = problems }
 
     public var description: String {
         let shown = problems.prefix(5).map(\.description).joined(separator: "; ")
@@ -29,15 +31,3 @@ public struct FenceValidationError: Error, Hashable, Sendable, CustomStringConve
     }
 }
 
-/// A fence file that cannot be read at all.
-public struct FenceFileError: Error, Hashable, Sendable, CustomStringConvertible {
-    public var path: String
-    public var reason: String
-
-    public init(path: String, reason: String) {
-        self.path = path
-        self.reason = reason
-    }
-
-    public var description: String { "\(path): \(reason)" }
-}

@@ -3,7 +3,7 @@
 /// Reading one fence's attributes from the flat storage, by slot.
 extension FenceSet {
     /// The id of the fence in `slot`.
-    public func id(at slot: Int) -> String { storage.ids.string(slot) }
+    public func geofenceID(at slot: Int) -> String { storage.ids.string(slot) }
 
     /// The id's UTF-8 bytes (valid while the set lives).
     package func idBytes(at slot: Int) -> UnsafeBufferPointer<UInt8> { storage.ids[slot] }
@@ -23,10 +23,10 @@ extension FenceSet {
     }
 
     /// The circle, or the polygon's minimum enclosing circle.
-    public func enclosingCircle(at slot: Int) -> EnclosingCircle {
+    public func enclosingCircle(at slot: Int) -> Fence.EnclosingCircle {
         if !isCircle(at: slot) { storage.requireEverything("a polygon's enclosing circle") }
         let c = storage.enclosingCircles[slot]
-        return EnclosingCircle(center: Coordinate(latitude: c.x, longitude: c.y), radius: c.z)
+        return Fence.EnclosingCircle(center: Coordinate(latitude: c.x, longitude: c.y), radius: c.z)
     }
 
     /// True when the fence in `slot` is a circle.
@@ -65,7 +65,7 @@ extension FenceSet {
     }
 
     /// The shape of the fence in `slot`.
-    public func shape(at slot: Int) -> FenceShape {
+    public func shape(at slot: Int) -> Fence.Shape {
         if isCircle(at: slot) {
             let c = storage.enclosingCircles[slot]
             return .circle(center: Coordinate(latitude: c.x, longitude: c.y), radius: c.z)
@@ -111,7 +111,7 @@ extension FenceSet {
     /// - Complexity: O(v + p) for its vertices and properties.
     public func fence(at slot: Int) -> Fence {
         var fence = Fence(
-            id: id(at: slot), shape: shape(at: slot), level: level(at: slot), library: library(at: slot),
+            geofenceID: geofenceID(at: slot), shape: shape(at: slot), level: level(at: slot), library: library(at: slot),
             rank: rank(at: slot), dwellSeconds: dwellSeconds(at: slot), properties: properties(at: slot),
             featureIndex: featureIndex(at: slot))
         fence.enclosingCircle = enclosingCircle(at: slot)

@@ -14,7 +14,7 @@ extension FenceSet {
     /// - Parameters:
     ///   - name: how errors name the input (a URL, say).
     ///   - repair: fix invalid polygons with GEOS MakeValid instead of rejecting them.
-    /// - Throws: ``FenceValidationError`` listing every invalid feature; ``FenceFileError``
+    /// - Throws: ``FenceValidationError`` listing every invalid feature; ``FileError``
     ///   naming `name` for bytes that are not GeoJSON or a sound compiled file.
     /// - Complexity: O(b) for b bytes of GeoJSON plus the set's build; a compiled file is
     ///   checked and copied, not parsed.

@@ -6,9 +6,9 @@ package struct FenceFileReport: Sendable {
     /// Features in the file.
     package var featureCount: Int
     /// Every problem, in feature order (structure, GEOS validity, duplicate ids).
-    package var problems: [FenceProblem]
+    package var problems: [FenceValidationError.Problem]
     /// Polygons repaired by GEOS MakeValid (only with `repair`), with the problem each had.
-    package var repairs: [FenceProblem]
+    package var repairs: [FenceValidationError.Problem]
     package var repairedCount: Int { repairs.count }
     /// The valid (and repaired) fences.
     package var validCount: Int { slots.count }
@@ -20,8 +20,8 @@ package struct FenceFileReport: Sendable {
 
     /// Every valid fence's shape (repaired ones repaired), by feature index: for
     /// `geofence validate --repair --output`.
-    package var shapesByFeature: [Int: FenceShape] {
-        var shapes: [Int: FenceShape] = [:]
+    package var shapesByFeature: [Int: Fence.Shape] {
+        var shapes: [Int: Fence.Shape] = [:]
         let valid = Set(slots.map { chunks[Int($0.chunk)].featureIndexes[Int($0.index)] })
         for chunk in chunks {
             for i in 0..<chunk.count where valid.contains(chunk.featureIndexes[i]) {
@@ -39,7 +39,7 @@ extension FenceSet {
     /// newline-delimited features), reporting every problem. The file is mapped, not copied,
     /// and its features read in parallel on every core (``GeoJSONFenceReader``).
     ///
-    /// - Throws: ``FenceFileError`` when the file cannot be read, is not JSON, or is neither a
+    /// - Throws: ``FileError`` when the file cannot be read, is not JSON, or is neither a
     ///   FeatureCollection nor a sequence of features; ``GEOSError`` when GEOS itself fails.
     package static func inspect(path: String, repair: Bool) throws -> FenceFileReport {
         try inspect(path: path, checks: FenceGeometryCheck.Options(repair: repair))
@@ -50,7 +50,7 @@ extension FenceSet {
         do {
             file = try MappedFile(path: path)
         } catch {
-            throw FenceFileError(path: path, reason: error.reason)
+            throw FileError(path: path, reason: error.reason)
         }
         // Decoding allocates as it goes (records, rings, the set): asked for first, so that a
         // memory limit is a clear error, not a trap in whichever thread asked last.
@@ -58,7 +58,7 @@ extension FenceSet {
         if let problem = MemoryHeadroom.refusal(
             bytes: need, for: "loading \(MemoryHeadroom.mebibytes(file.bytes.count)) MiB of GeoJSON fences", advice: "raise the limit")
         {
-            throw FenceFileError(path: path, reason: problem)
+            throw FileError(path: path, reason: problem)
         }
         return try inspect(file.bytes, name: path, checks: checks, file: file)
     }
@@ -101,9 +101,9 @@ extension FenceSet {
     ///   - repair: for GeoJSON, fix invalid polygons with GEOS MakeValid (a compiled file holds
     ///     fences validated when it was written).
     ///   - verification: for a compiled file, what opening it checks.
-    /// - Throws: ``FenceFileError`` for an unreadable or damaged file, ``FenceValidationError``
+    /// - Throws: ``FileError`` for an unreadable or damaged file, ``FenceValidationError``
     ///   listing every bad feature, ``GEOSError`` when GEOS fails.
-    public static func load(path: String, repair: Bool = false, verification: FenceFileVerification = .full) throws -> FenceSet {
+    public static func load(path: String, repair: Bool = false, verification: FenceSet.Verification = .full) throws -> FenceSet {
         try load(path: path, repair: repair, verification: verification, purpose: .everything)
     }
 
@@ -120,7 +120,7 @@ extension FenceSet {
     }
 
     /// ``load(path:repair:verification:)`` for a purpose.
-    package static func load(path: String, repair: Bool, verification: FenceFileVerification, purpose: Purpose) throws -> FenceSet {
+    package static func load(path: String, repair: Bool, verification: FenceSet.Verification, purpose: Purpose) throws -> FenceSet {
         if isCompiled(path: path) { return try open(path: path, verification: verification) }
         var report = try inspect(
             path: path, checks: FenceGeometryCheck.Options(repair: repair, enclosingCircles: purpose == .everything))

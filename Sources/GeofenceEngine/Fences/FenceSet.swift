@@ -78,7 +78,7 @@ public final class FenceSet: Sendable {
     }
 
     /// The fence with this id, or nil.
-    public subscript(id id: String) -> Fence? { slot(of: id).map { fence(at: $0) } }
+    public subscript(geofenceID id: String) -> Fence? { slot(of: id).map { fence(at: $0) } }
 
     /// True when the fence in `slot` takes part for a fix on `level`, under `options`
     /// (semantics §2: a level fence matches only the same level; a global fence any fix).

@@ -9,9 +9,9 @@ package enum FenceValidator {
     /// The fences that passed, the problems of those that did not, and how many were repaired.
     package struct Outcome: Sendable {
         package var fences: [Fence]
-        package var problems: [FenceProblem]
+        package var problems: [FenceValidationError.Problem]
         /// The polygons MakeValid repaired, each with the validity problem it had.
-        package var repairs: [FenceProblem]
+        package var repairs: [FenceValidationError.Problem]
         package var repairedCount: Int { repairs.count }
     }
 
@@ -23,19 +23,19 @@ package enum FenceValidator {
     package static func validate(_ fences: [Fence], repair: Bool) throws(GEOSError) -> Outcome {
         // Ids first, in input order (a duplicate names the earlier feature); ids are equal when
         // their UTF-8 bytes are.
-        var problems: [FenceProblem] = []
+        var problems: [FenceValidationError.Problem] = []
         var firstIndexOfId: [[UInt8]: Int] = [:]
         var candidates: [Int] = []
         candidates.reserveCapacity(fences.count)
         for (i, fence) in fences.enumerated() {
-            if fence.id.isEmpty {
-                problems.append(FenceProblem(featureIndex: fence.featureIndex, id: fence.id, reason: "id is empty"))
-            } else if let first = firstIndexOfId[Array(fence.id.utf8)] {
-                problems.append(FenceProblem(
-                    featureIndex: fence.featureIndex, id: fence.id,
-                    reason: "duplicate id \(JSONWriter.quoted(fence.id)) (also used by feature \(first))"))
+            if fence.geofenceID.isEmpty {
+                problems.append(FenceValidationError.Problem(featureIndex: fence.featureIndex, id: fence.geofenceID, reason: "id is empty"))
+            } else if let first = firstIndexOfId[Array(fence.geofenceID.utf8)] {
+                problems.append(FenceValidationError.Problem(
+                    featureIndex: fence.featureIndex, id: fence.geofenceID,
+                    reason: "duplicate id \(JSONWriter.quoted(fence.geofenceID)) (also used by feature \(first))"))
             } else {
-                firstIndexOfId[Array(fence.id.utf8)] = fence.featureIndex
+                firstIndexOfId[Array(fence.geofenceID.utf8)] = fence.featureIndex
                 candidates.append(i)
             }
         }
@@ -55,14 +55,14 @@ package enum FenceValidator {
         }
         if let failure = failures.storage.compactMap({ $0 }).first { throw failure }
         var kept: [Fence] = []
-        var repairs: [FenceProblem] = []
+        var repairs: [FenceValidationError.Problem] = []
         kept.reserveCapacity(candidates.count)
         for checked in results.storage.lazy.compactMap({ $0 }).joined() {
             switch checked {
             case .kept(let fence): kept.append(fence)
             case .repaired(let fence, let reason):
                 kept.append(fence)
-                repairs.append(FenceProblem(featureIndex: fence.featureIndex, id: fence.id, reason: reason))
+                repairs.append(FenceValidationError.Problem(featureIndex: fence.featureIndex, id: fence.geofenceID, reason: reason))
             case .problem(let problem): problems.append(problem)
             }
         }
@@ -73,7 +73,7 @@ package enum FenceValidator {
     enum Checked: Sendable {
         case kept(Fence)
         case repaired(Fence, String)
-        case problem(FenceProblem)
+        case problem(FenceValidationError.Problem)
     }
 
     struct SharedFences: Sendable {
@@ -85,7 +85,7 @@ package enum FenceValidator {
     static func check(_ input: Fence, _ check: inout FenceGeometryCheck) throws(GEOSError) -> Checked {
         var fence = input
         func problem(_ reason: String) -> Checked {
-            .problem(FenceProblem(featureIndex: fence.featureIndex, id: fence.id, reason: reason))
+            .problem(FenceValidationError.Problem(featureIndex: fence.featureIndex, id: fence.geofenceID, reason: reason))
         }
         // As the GeoJSON reader words it: a fence built in code gets the same verdict.
         if let dwell = fence.dwellSeconds, !(dwell.isFinite && dwell >= 0) {
@@ -104,7 +104,7 @@ package enum FenceValidator {
             records.append(fence)
             let verdict = try check.checkLast(&records)
             let c = records.circles[0]
-            fence.enclosingCircle = EnclosingCircle(center: Coordinate(latitude: c.x, longitude: c.y), radius: c.z)
+            fence.enclosingCircle = Fence.EnclosingCircle(center: Coordinate(latitude: c.x, longitude: c.y), radius: c.z)
             switch verdict {
             case .valid: return .kept(fence)
             case .invalid(let reason): return problem(reason)

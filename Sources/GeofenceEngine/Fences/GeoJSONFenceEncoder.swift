@@ -4,7 +4,7 @@ import GeofenceGeometry
 package enum GeoJSONFenceEncoder {
     /// The GeoJSON geometry of a shape: Point for a circle (its radius belongs in properties),
     /// Polygon for one part, MultiPolygon for several.
-    package static func geometry(_ shape: FenceShape) -> JSONValue {
+    package static func geometry(_ shape: Fence.Shape) -> JSONValue {
         func number(_ d: Double) -> JSONValue { JSONValue.double(d) ?? .null }
         func ring(_ r: Ring) -> JSONValue {
             .array((0..<r.count).map { i in .array([number(r.positions[2 * i]), number(r.positions[2 * i + 1])]) })

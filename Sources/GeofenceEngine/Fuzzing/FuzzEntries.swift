@@ -39,7 +39,7 @@ package enum FuzzEntries {
                 let expected = report.validCount
                 let set = FenceSet(report: &report)
                 precondition(set.count == expected, "the set does not hold every valid feature")
-                for slot in 0..<set.count { _ = (set.id(at: slot), set.enclosingCircle(at: slot), set.boundingBoxes(at: slot)) }
+                for slot in 0..<set.count { _ = (set.geofenceID(at: slot), set.enclosingCircle(at: slot), set.boundingBoxes(at: slot)) }
             case (.failure(let a), .failure(let b)):
                 precondition("\(a)" == "\(b)", "the error depends on the slices: \(a) / \(b)")
             default:
@@ -54,11 +54,11 @@ package enum FuzzEntries {
     /// containment query at each fence's centre without trapping; a damaged file is an
     /// error, never a crash.
     package static func compiledFenceFile(_ bytes: [UInt8]) {
-        let opened = bytes.withUnsafeBytes { raw in Result { () throws(FenceFileError) in try FenceSet.open(bytes: raw, name: "fuzz") } }
+        let opened = bytes.withUnsafeBytes { raw in Result { () throws(FileError) in try FenceSet.open(bytes: raw, name: "fuzz") } }
         guard case .success(let set) = opened, set.count <= 4_096 else { return }
         guard let evaluator = try? ContainmentEvaluator(fenceSet: set) else { return }
         for slot in 0..<set.count {
-            _ = (set.id(at: slot), set.level(at: slot), set.boundingBoxes(at: slot))
+            _ = (set.geofenceID(at: slot), set.level(at: slot), set.boundingBoxes(at: slot))
             let centre = set.enclosingCircle(at: slot).center
             _ = try? evaluator.containing(latitude: centre.latitude, longitude: centre.longitude, level: set.level(at: slot))
         }

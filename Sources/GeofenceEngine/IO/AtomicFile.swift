@@ -33,8 +33,8 @@ package final class AtomicFileWriter {
     package static let writebackStep = 8 << 20
 
     /// Creates the temporary file next to `path`.
-    /// - Throws: ``FileReadError`` naming `path` when the folder cannot take a new file.
-    package init(path: String) throws(FileReadError) {
+    /// - Throws: ``FileError`` naming `path` when the folder cannot take a new file.
+    package init(path: String) throws(FileError) {
         self.path = path
         Self.removeStaleTemporaryFiles(for: path)
         var made: (String, Int32)? = nil
@@ -45,7 +45,7 @@ package final class AtomicFileWriter {
             if !Platform.lastErrorIsFileExists { break }
         }
         guard let (temporary, fd) = made else {
-            throw FileReadError(path: path, reason: FileBytes.errnoText("cannot create a temporary file beside it"))
+            throw FileError(path: path, reason: FileBytes.errnoText("cannot create a temporary file beside it"))
         }
         temporaryPath = temporary
         self.fd = fd
@@ -97,7 +97,7 @@ package final class AtomicFileWriter {
     }
 
     /// Appends bytes (written out once a megabyte has gathered).
-    package func write(_ bytes: [UInt8]) throws(FileReadError) {
+    package func write(_ bytes: [UInt8]) throws(FileError) {
         buffer.append(contentsOf: bytes)
         if buffer.count >= Self.flushThreshold { try drain() }
     }
@@ -105,7 +105,7 @@ package final class AtomicFileWriter {
     /// Appends raw bytes. A range of ``directMinimum`` bytes or more goes straight to the file
     /// after what is buffered: callers that gather their bytes themselves (a device's event
     /// lines) pay no second copy.
-    package func write(_ bytes: UnsafeRawBufferPointer) throws(FileReadError) {
+    package func write(_ bytes: UnsafeRawBufferPointer) throws(FileError) {
         if bytes.count >= Self.directMinimum {
             try drain()
             try writeOut(bytes)
@@ -119,7 +119,7 @@ package final class AtomicFileWriter {
     /// the system call costs little beside the copy it saves.
     package static let directMinimum = 64 << 10
 
-    private func writeOut(_ bytes: UnsafeRawBufferPointer) throws(FileReadError) {
+    private func writeOut(_ bytes: UnsafeRawBufferPointer) throws(FileError) {
         try checkOpen()
         if !Platform.writeAll(fd, bytes) { try fail("write failed") }
         wrote(bytes.count)
@@ -136,18 +136,18 @@ package final class AtomicFileWriter {
     }
 
     /// Throws when the file was already committed or abandoned (after an earlier error).
-    private func checkOpen() throws(FileReadError) {
-        if finished { throw FileReadError(path: path, reason: "already committed or abandoned (after an earlier error)") }
+    private func checkOpen() throws(FileError) {
+        if finished { throw FileError(path: path, reason: "already committed or abandoned (after an earlier error)") }
     }
 
     /// Abandons the file and throws why (from `errno`, read first).
-    private func fail(_ what: String) throws(FileReadError) -> Never {
+    private func fail(_ what: String) throws(FileError) -> Never {
         let reason = FileBytes.errnoText(what)
         abandon()
-        throw FileReadError(path: path, reason: reason)
+        throw FileError(path: path, reason: reason)
     }
 
-    private func drain() throws(FileReadError) {
+    private func drain() throws(FileError) {
         guard !buffer.isEmpty else { return }
         try checkOpen()
         let ok = buffer.withUnsafeBytes { Platform.writeAll(fd, $0) }
@@ -157,8 +157,8 @@ package final class AtomicFileWriter {
     }
 
     /// Flushes, renames the temporary file over `path` and makes the rename durable.
-    /// - Throws: ``FileReadError``; the temporary file is then removed and `path` untouched.
-    package func commit() throws(FileReadError) {
+    /// - Throws: ``FileError``; the temporary file is then removed and `path` untouched.
+    package func commit() throws(FileError) {
         try checkOpen()
         try drain()
         guard Platform.synchronize(fd) else { try fail("cannot flush to disk") }
@@ -168,7 +168,7 @@ package final class AtomicFileWriter {
             let reason = FileBytes.errnoText("cannot rename \(temporaryPath) over it")
             Platform.remove(temporaryPath)
             finished = true
-            throw FileReadError(path: path, reason: reason)
+            throw FileError(path: path, reason: reason)
         }
         finished = true
         Platform.synchronizeDirectory(Self.split(path).folder)

@@ -2,14 +2,14 @@
 extension LineBlockReader {
     /// The next block of whole lines, or nil at the end of the file. The bytes stay valid
     /// until the next call (with `readsAhead`, the second call after).
-    /// - Throws: ``FileReadError`` when the file cannot be read, or has a line longer than
+    /// - Throws: ``FileError`` when the file cannot be read, or has a line longer than
     ///   ``maximumLineBytes`` that does not fit in a block.
-    package func nextBlock() throws(FileReadError) -> UnsafeRawBufferPointer? {
+    package func nextBlock() throws(FileError) -> UnsafeRawBufferPointer? {
         switch try nextChunk() {
         case nil: return nil
         case .lines(let block): return block
         case .overlongLine(let bytes):
-            throw FileReadError(path: path, reason: "a line of \(bytes) bytes or more, longer than the maximum of \(maximumLineBytes)")
+            throw FileError(path: path, reason: "a line of \(bytes) bytes or more, longer than the maximum of \(maximumLineBytes)")
         }
     }
 
@@ -21,7 +21,7 @@ extension LineBlockReader {
     /// even a steady trickle, is answered within that), or at once when the pipe goes quiet;
     /// a producer that keeps writing fills the block first.
     /// - Complexity: O(block size); one `read` call per block in the usual case.
-    package func nextChunk() throws(FileReadError) -> Chunk? {
+    package func nextChunk() throws(FileError) -> Chunk? {
         guard case .chunk(let chunk) = try next(givingUpAfter: nil) else { return nil }  // never .notYet without patience
         return chunk
     }
@@ -39,7 +39,7 @@ extension LineBlockReader {
     /// paused, even within a line): then ``Arrival/notYet``, so a caller that reads ahead can
     /// hand out what it holds first. A line longer than the maximum is still read past in
     /// full.
-    package func nextChunk(orNotYetWithin milliseconds: Int32) throws(FileReadError) -> Arrival {
+    package func nextChunk(orNotYetWithin milliseconds: Int32) throws(FileError) -> Arrival {
         try next(givingUpAfter: max(0, milliseconds))
     }
 
@@ -47,7 +47,7 @@ extension LineBlockReader {
     /// A final line without a line break is a line too.
     ///
     /// A line longer than ``maximumLineBytes`` goes to `overlongLine` with its number and
-    /// length instead; without that handler it is an error (``FileReadError``).
+    /// length instead; without that handler it is an error (``FileError``).
     /// `beforeWaiting` runs before each block read from a pipe (which may wait for a live
     /// feed's next lines): a caller flushes its output there.
     package func forEachLine(
@@ -58,7 +58,7 @@ extension LineBlockReader {
         var lineNumber = 0
         func overlong(_ bytes: Int) throws {
             if let overlongLine { return try overlongLine(lineNumber, bytes) }
-            throw FileReadError(
+            throw FileError(
                 path: path, reason: "line \(lineNumber): \(bytes) bytes or more, longer than the maximum of \(maximumLineBytes)")
         }
         while true {

@@ -59,7 +59,7 @@ package final class LineBlockReader {
     /// Total bytes read so far.
     package private(set) var bytesRead = 0
 
-    /// Opens the file. - Throws: ``FileReadError`` naming the file and the reason.
+    /// Opens the file. - Throws: ``FileError`` naming the file and the reason.
     /// - Parameter readsAhead: keep each block valid through the call after next (two buffers
     ///   for a pipe), for callers that read the next block while they work on one.
     /// - Parameter idleMilliseconds: a pipe quiet this long hands over the whole lines read
@@ -67,17 +67,17 @@ package final class LineBlockReader {
     package init(
         path: String, blockSize: Int = 8 << 20, maximumLineBytes: Int = LineBlockReader.defaultMaximumLineBytes,
         readsAhead: Bool = false, idleMilliseconds: Int32 = LineBlockReader.defaultIdleMilliseconds
-    ) throws(FileReadError) {
+    ) throws(FileError) {
         self.path = path
         self.readsAhead = readsAhead
         self.idleMilliseconds = max(0, idleMilliseconds)
         self.maximumLineBytes = max(1, maximumLineBytes)
         fd = Platform.openForReading(path)
-        guard fd >= 0 else { throw FileReadError(path: path, reason: FileBytes.errnoText("cannot open")) }
+        guard fd >= 0 else { throw FileError(path: path, reason: FileBytes.errnoText("cannot open")) }
         let status = Platform.status(of: fd)
         if status?.kind == .directory {
             Platform.close(fd)
-            throw FileReadError(path: path, reason: "is a directory, not a file")
+            throw FileError(path: path, reason: "is a directory, not a file")
         }
         fileSize = status?.kind == .regular ? status?.size : nil
         self.blockSize = max(blockSize, 64)
@@ -95,7 +95,7 @@ package final class LineBlockReader {
             if readsAhead && status?.kind == .other { Platform.enlargePipe(fd, bytes: 1 << 20) }
             guard let memory = Platform.allocate(bytes: self.blockSize) else {
                 Platform.close(fd)
-                throw FileReadError(path: path, reason: "cannot allocate a read buffer of \(self.blockSize >> 20) MiB (out of memory)")
+                throw FileError(path: path, reason: "cannot allocate a read buffer of \(self.blockSize >> 20) MiB (out of memory)")
             }
             buffers = [UnsafeMutableRawBufferPointer(start: memory, count: self.blockSize), UnsafeMutableRawBufferPointer(start: nil, count: 0)]
         }
@@ -111,7 +111,7 @@ package final class LineBlockReader {
     package var isMapped: Bool { mapping != nil }
 
     /// ``nextChunk()``, or with `patience` ``nextChunk(orNotYetWithin:)``.
-    func next(givingUpAfter patience: Int32?) throws(FileReadError) -> Arrival {
+    func next(givingUpAfter patience: Int32?) throws(FileError) -> Arrival {
         if let mapping { return .chunk(nextMappedChunk(mapping)) }
         // Nothing left: no second buffer made for it.
         if atEOF && carry == 0 && !skippingLine { return .chunk(nil) }
@@ -222,24 +222,24 @@ package final class LineBlockReader {
     package static let defaultIdleMilliseconds: Int32 = 100
 
     /// Reads into the buffer from `offset`; the bytes read (0 at the end of the file).
-    private func readMore(at offset: Int) throws(FileReadError) -> Int {
+    private func readMore(at offset: Int) throws(FileError) -> Int {
         let n = Platform.read(fd, into: buffer.baseAddress! + offset, count: buffer.count - offset)
-        if n < 0 { throw FileReadError(path: path, reason: FileBytes.errnoText("read failed")) }
+        if n < 0 { throw FileError(path: path, reason: FileBytes.errnoText("read failed")) }
         bytesRead += n
         return n
     }
 
     /// Reads past the rest of a line already reported too long, keeping what follows its
     /// line break as the carry (in the target buffer).
-    /// - Throws: ``FileReadError`` once ``maximumSkippedBytes`` go by without a line break
+    /// - Throws: ``FileError`` once ``maximumSkippedBytes`` go by without a line break
     ///   (an endless line, such as `/dev/zero`'s, is an error, not a spin).
-    private func skipRestOfLine() throws(FileReadError) {
+    private func skipRestOfLine() throws(FileError) {
         carryBuffer = target
         let base = buffer.baseAddress!.assumingMemoryBound(to: UInt8.self)
         var skipped = 0
         while true {
             guard skipped <= Self.maximumSkippedBytes else {
-                throw FileReadError(
+                throw FileError(
                     path: path, reason: "a line of more than \(Self.maximumSkippedBytes >> 30) GiB without a line break (is this a text file?)")
             }
             let n = try readMore(at: 0)
@@ -271,10 +271,10 @@ package final class LineBlockReader {
 
     /// Replaces the target buffer by one of `size` bytes holding its first `keeping` bytes
     /// (makes the second buffer, first used, with `keeping` 0).
-    private func grow(to size: Int, keeping: Int) throws(FileReadError) {
+    private func grow(to size: Int, keeping: Int) throws(FileError) {
         guard let bigger = Platform.allocate(bytes: size) else {
             let what = keeping == 0 && size == blockSize ? "a read buffer of \(size >> 20) MiB" : "a line of \(size) bytes"
-            throw FileReadError(path: path, reason: "cannot allocate memory for \(what) (out of memory)")
+            throw FileError(path: path, reason: "cannot allocate memory for \(what) (out of memory)")
         }
         if let old = buffer.baseAddress {
             bigger.copyMemory(from: old, byteCount: keeping)

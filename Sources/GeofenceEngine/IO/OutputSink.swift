@@ -35,14 +35,14 @@ package final class OutputSink {
     /// Starts the file at `path`: a temporary file beside it that ``commit()`` renames over
     /// it (over the file a symbolic link points to, when `path` is one); or, when `path` is
     /// a device or a pipe, that device, written as a stream.
-    /// - Throws: ``FileReadError`` naming the file and why it cannot be written.
-    package convenience init(path: String) throws(FileReadError) {
+    /// - Throws: ``FileError`` naming the file and why it cannot be written.
+    package convenience init(path: String) throws(FileError) {
         switch Platform.status(atPath: path)?.kind {
         case .directory:
-            throw FileReadError(path: path, reason: "is a directory, not a file")
+            throw FileError(path: path, reason: "is a directory, not a file")
         case .other:
             let fd = Platform.openExistingForWriting(path)
-            guard fd >= 0 else { throw FileReadError(path: path, reason: FileBytes.errnoText("cannot open for writing")) }
+            guard fd >= 0 else { throw FileError(path: path, reason: FileBytes.errnoText("cannot open for writing")) }
             self.init(fd: fd, name: path, owns: true)
         case .regular:
             // A link keeps pointing where it did: its target is replaced, not the link.
@@ -67,14 +67,14 @@ package final class OutputSink {
 
     /// Appends bytes; writes them out once a megabyte has gathered.
     @inline(__always)
-    package func write(_ bytes: [UInt8]) throws(FileReadError) {
+    package func write(_ bytes: [UInt8]) throws(FileError) {
         buffer.append(contentsOf: bytes)
         if buffer.count >= flushThreshold { try flush() }
     }
 
     /// Appends raw bytes; a range of ``AtomicFileWriter/directMinimum`` bytes or more goes
     /// straight to the descriptor or the file (after what is buffered), without a copy.
-    package func write(_ bytes: UnsafeRawBufferPointer) throws(FileReadError) {
+    package func write(_ bytes: UnsafeRawBufferPointer) throws(FileError) {
         if bytes.count < AtomicFileWriter.directMinimum {
             buffer.append(contentsOf: bytes)
             if buffer.count >= flushThreshold { try flush() }
@@ -85,37 +85,37 @@ package final class OutputSink {
             // A file path has no descriptor here (fd is -1): its writer takes the range.
             try file.write(bytes)
         } else if !Platform.writeAll(fd, bytes) {
-            throw FileReadError(path: name, reason: FileBytes.errnoText("write failed"))
+            throw FileError(path: name, reason: FileBytes.errnoText("write failed"))
         }
     }
 
     /// Appends a string's UTF-8.
-    package func write(_ text: String) throws(FileReadError) {
+    package func write(_ text: String) throws(FileError) {
         buffer.append(contentsOf: text.utf8)
         if buffer.count >= flushThreshold { try flush() }
     }
 
     /// Writes out everything buffered (to the temporary file, for a file path).
-    package func flush() throws(FileReadError) {
+    package func flush() throws(FileError) {
         defer { buffer.removeAll(keepingCapacity: true) }
         if let file {
             // withUnsafeBytes rethrows untyped: the error is carried out by hand.
-            let failure = buffer.withUnsafeBytes { bytes -> FileReadError? in
-                do throws(FileReadError) { try file.write(bytes) } catch { return error }
+            let failure = buffer.withUnsafeBytes { bytes -> FileError? in
+                do throws(FileError) { try file.write(bytes) } catch { return error }
                 return nil
             }
             if let failure { throw failure }
             return
         }
         if !Platform.writeAll(fd, buffer) {
-            throw FileReadError(path: name, reason: FileBytes.errnoText("write failed"))
+            throw FileError(path: name, reason: FileBytes.errnoText("write failed"))
         }
     }
 
     /// Flushes; for a file path, makes the complete file appear at the path (flushed to disk,
     /// renamed over it). Further calls do nothing.
-    /// - Throws: ``FileReadError``; the path then keeps its previous file.
-    package func commit() throws(FileReadError) {
+    /// - Throws: ``FileError``; the path then keeps its previous file.
+    package func commit() throws(FileError) {
         guard !committed else { return }
         try flush()
         committed = true

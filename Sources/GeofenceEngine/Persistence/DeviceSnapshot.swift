@@ -38,7 +38,7 @@ public struct DeviceSnapshot: VersionedSnapshot, Hashable {
 
     /// The state at one fence (see the tracker's documentation for the meaning).
     public struct FenceRecord: Codable, Hashable, Sendable {
-        public var id: String
+        public var geofenceID: String
         public var raw: Bool
         public var reported: Bool
         public var lastFlip: Int64
@@ -58,6 +58,13 @@ public struct DeviceSnapshot: VersionedSnapshot, Hashable {
         public var radius: Double?
         public var level: Int?
         public var properties: JSONObject?
+
+        /// The JSON keys (the fence id is `id`, as in snapshots of version 1).
+        enum CodingKeys: String, CodingKey {
+            case geofenceID = "id"
+            case raw, reported, lastFlip, windowEnd, visitStart, visitFirstFix, dwellDone, venueDone, lastPresence
+            case fingerprint, radius, level, properties
+        }
     }
 
     /// A fix kept for stop detection.
@@ -70,8 +77,13 @@ public struct DeviceSnapshot: VersionedSnapshot, Hashable {
 
     /// An entered fence of the Places states.
     public struct EnteredRecord: Codable, Hashable, Sendable {
-        public var id: String
+        public var geofenceID: String
         public var since: Int64
+
+        enum CodingKeys: String, CodingKey {
+            case geofenceID = "id"
+            case since
+        }
     }
 
     /// The Places states.

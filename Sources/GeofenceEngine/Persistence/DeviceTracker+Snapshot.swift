@@ -6,7 +6,7 @@ extension DeviceTracker {
     ///   the touched fences' vertices, for their fingerprints).
     public func snapshot() -> DeviceSnapshot {
         let fences = context.fenceSet
-        func id(_ slot: Int32?) -> String? { slot.map { fences.id(at: Int($0)) } }
+        func id(_ slot: Int32?) -> String? { slot.map { fences.geofenceID(at: Int($0)) } }
         return DeviceSnapshot(
             version: DeviceSnapshot.currentVersion,
             latestTime: clock == FenceTrack.never ? nil : clock,
@@ -19,7 +19,7 @@ extension DeviceTracker {
             fences: tracks.map {
                 let slot = Int($0.slot)
                 return DeviceSnapshot.FenceRecord(
-                    id: fences.id(at: slot), raw: $0.raw, reported: $0.reported, lastFlip: $0.lastFlip,
+                    geofenceID: fences.geofenceID(at: slot), raw: $0.raw, reported: $0.reported, lastFlip: $0.lastFlip,
                     windowEnd: $0.windowEnd == FenceTrack.never ? nil : $0.windowEnd, visitStart: $0.visitStart,
                     visitFirstFix: $0.visitFirstFix, dwellDone: $0.dwellDone, venueDone: $0.venueDone, lastPresence: $0.lastPresence,
                     fingerprint: fences.fingerprint(at: slot), radius: fences.radius(at: slot), level: fences.level(at: slot),
@@ -29,7 +29,7 @@ extension DeviceTracker {
                 DeviceSnapshot.StopRecord(sequence: $0.sequence, timestamp: $0.time, latitude: $0.latitude, longitude: $0.longitude)
             },
             places: DeviceSnapshot.PlacesRecord(
-                entered: places.entered.map { DeviceSnapshot.EnteredRecord(id: fences.id(at: Int($0.slot)), since: $0.since.milliseconds) },
+                entered: places.entered.map { DeviceSnapshot.EnteredRecord(geofenceID: fences.geofenceID(at: Int($0.slot)), since: $0.since.milliseconds) },
                 current: id(places.current), lastEntered: id(places.lastEntered), lastExited: id(places.lastExited),
                 lastUpdate: places.lastUpdate?.milliseconds))
     }
@@ -69,13 +69,13 @@ extension DeviceTracker {
         var events: [GeofenceEvent] = []
         let removalTime = Timestamp(milliseconds: snapshot.latestTime ?? 0)
         for record in snapshot.fences {
-            guard seen.insert(record.id).inserted else { throw fail("fence \(JSONWriter.quoted(record.id)) appears twice") }
-            guard let slot = slot(record.id) else {
+            guard seen.insert(record.geofenceID).inserted else { throw fail("fence \(JSONWriter.quoted(record.geofenceID)) appears twice") }
+            guard let slot = slot(record.geofenceID) else {
                 if record.reported && onFenceRemoved == .exit {
                     let position = tracker.duePosition
                     events.append(
                         GeofenceEvent(
-                            type: .exit, timestamp: removalTime, geofenceID: record.id, latitude: position.latitude,
+                            type: .exit, timestamp: removalTime, geofenceID: record.geofenceID, latitude: position.latitude,
                             longitude: position.longitude, radius: record.radius ?? 0, level: record.level,
                             properties: record.properties ?? JSONObject(), reason: .fenceRemoved))
                 }
@@ -102,8 +102,8 @@ extension DeviceTracker {
         var entered: [PlacesState.Entry] = []
         var enteredIDs = Set<String>()
         for record in snapshot.places.entered {
-            guard enteredIDs.insert(record.id).inserted else { throw fail("entered fence \(JSONWriter.quoted(record.id)) appears twice") }
-            if let slot = slot(record.id) { entered.append(PlacesState.Entry(slot: slot, since: Timestamp(milliseconds: record.since))) }
+            guard enteredIDs.insert(record.geofenceID).inserted else { throw fail("entered fence \(JSONWriter.quoted(record.geofenceID)) appears twice") }
+            if let slot = slot(record.geofenceID) { entered.append(PlacesState.Entry(slot: slot, since: Timestamp(milliseconds: record.since))) }
         }
         entered.sort { $0.slot < $1.slot }
         var places = tracker.places

@@ -37,7 +37,7 @@ public enum SnapshotStore {
     /// - Throws: ``SnapshotError`` (`io`) naming the file and the failing step.
     public static func write<S: VersionedSnapshot>(_ snapshot: S, to path: String) throws(SnapshotError) {
         let bytes = try encode(snapshot, path: path)
-        do throws(FileReadError) {
+        do throws(FileError) {
             let file = try AtomicFileWriter(path: path)
             try file.write(bytes)
             try file.commit()

@@ -11,56 +11,56 @@
 /// - A repeated entry for an entered fence moves its entry time to the new signal's and
 ///   makes it the last entered. An exit for a fence not entered still makes it the last
 ///   exited (applied as given).
-public struct PlacesState: Hashable, Sendable {
+package struct PlacesState: Hashable, Sendable {
     /// An entered fence and when it was entered.
-    public struct Entry: Hashable, Sendable {
-        public var slot: Int32
-        public var since: Timestamp
+    package struct Entry: Hashable, Sendable {
+        package var slot: Int32
+        package var since: Timestamp
 
-        public init(slot: Int32, since: Timestamp) {
+        package init(slot: Int32, since: Timestamp) {
             self.slot = slot
             self.since = since
         }
     }
 
     /// TTL in seconds; nil = the states never expire.
-    public var membershipTTL: Double? {
+    package var membershipTTL: Double? {
         didSet { ttlMilliseconds = membershipTTL.map(TrackerConfiguration.milliseconds) }
     }
     private var ttlMilliseconds: Int64?
     /// The entered fences, ascending by slot (so by id).
-    public internal(set) var entered: [Entry] = []
+    package internal(set) var entered: [Entry] = []
     /// The current POI as of the latest signal (not checked against the TTL).
-    public internal(set) var current: Int32?
+    package internal(set) var current: Int32?
     /// The fence of the latest entry, as of the latest signal.
-    public internal(set) var lastEntered: Int32?
+    package internal(set) var lastEntered: Int32?
     /// The fence of the latest exit, as of the latest signal.
-    public internal(set) var lastExited: Int32?
+    package internal(set) var lastExited: Int32?
     /// Time of the latest entry, exit or recalculation.
-    public internal(set) var lastUpdate: Timestamp?
+    package internal(set) var lastUpdate: Timestamp?
 
     /// Empty states. - Parameter membershipTTL: seconds (≥ 0), nil for never.
-    public init(membershipTTL: Double? = 3600) {
+    package init(membershipTTL: Double? = 3600) {
         self.membershipTTL = membershipTTL
         ttlMilliseconds = membershipTTL.map(TrackerConfiguration.milliseconds)
     }
 
     /// The last time at which the states are valid, or nil when they never expire (or no
     /// signal has come yet).
-    public var validUntil: Timestamp? {
+    package var validUntil: Timestamp? {
         guard let ttl = ttlMilliseconds, let last = lastUpdate else { return nil }
         return Timestamp(milliseconds: last.milliseconds.addingSaturated(ttl))
     }
 
     /// True when the states have expired at `time`.
-    public func isExpired(at time: Timestamp) -> Bool {
+    package func isExpired(at time: Timestamp) -> Bool {
         guard let until = validUntil else { return false }
         return time > until
     }
 
     /// Clears current, last entered and last exited when they have expired at `time`.
     /// Applied before each new signal.
-    public mutating func expire(at time: Timestamp) {
+    package mutating func expire(at time: Timestamp) {
         if isExpired(at: time) {
             current = nil
             lastEntered = nil
@@ -69,7 +69,7 @@ public struct PlacesState: Hashable, Sendable {
     }
 
     /// Whether the fence in `slot` is in the entered set.
-    public func isEntered(_ slot: Int32) -> Bool { index(of: slot).found }
+    package func isEntered(_ slot: Int32) -> Bool { index(of: slot).found }
 
     /// Index of `slot` in `entered`, or where it would go.
     func index(of slot: Int32) -> (index: Int, found: Bool) {
@@ -84,7 +84,7 @@ public struct PlacesState: Hashable, Sendable {
     /// An entry signal: expiry, then the fence joins the entered set (or its entry time
     /// moves), becomes the last entered, and the current POI is chosen again.
     /// - Complexity: O(e) for e entered fences.
-    public mutating func enter(_ slot: Int32, at time: Timestamp, fences: FenceSet) {
+    package mutating func enter(_ slot: Int32, at time: Timestamp, fences: FenceSet) {
         expire(at: time)
         let (index, found) = self.index(of: slot)
         if found {
@@ -100,7 +100,7 @@ public struct PlacesState: Hashable, Sendable {
     /// An exit signal: expiry, then the fence leaves the entered set, becomes the last
     /// exited, and the current POI is chosen again.
     /// - Complexity: O(e).
-    public mutating func exit(_ slot: Int32, at time: Timestamp, fences: FenceSet) {
+    package mutating func exit(_ slot: Int32, at time: Timestamp, fences: FenceSet) {
         expire(at: time)
         let (index, found) = self.index(of: slot)
         if found { entered.remove(at: index) }
@@ -115,7 +115,7 @@ public struct PlacesState: Hashable, Sendable {
     /// fence's centre). Last entered and last exited do not change (no events), but the
     /// TTL restarts.
     /// - Complexity: O(e + c log c) for c containing fences.
-    public mutating func recalculate(containing: [Int32], position: Coordinate, at time: Timestamp, fences: FenceSet) {
+    package mutating func recalculate(containing: [Int32], position: Coordinate, at time: Timestamp, fences: FenceSet) {
         expire(at: time)
         var next: [Entry] = []
         next.reserveCapacity(containing.count)
@@ -129,15 +129,15 @@ public struct PlacesState: Hashable, Sendable {
     }
 
     /// The states as they read at `time` (expired ones read none), with fence ids.
-    public func reading(at time: Timestamp, fences: FenceSet) -> PlacesReading {
+    package func reading(at time: Timestamp, fences: FenceSet) -> PlacesReading {
         let expired = isExpired(at: time)
         func id(_ slot: Int32?) -> String? {
             guard !expired, let slot else { return nil }
-            return fences.id(at: Int(slot))
+            return fences.geofenceID(at: Int(slot))
         }
         return PlacesReading(
             current: id(current), lastEntered: id(lastEntered), lastExited: id(lastExited),
-            entered: entered.map { fences.id(at: Int($0.slot)) })
+            entered: entered.map { fences.geofenceID(at: Int($0.slot)) })
     }
 }
 

@@ -34,7 +34,7 @@ extension PlannerReplay {
         _ track: ReplayTrack, model: ReplayModel, planner: RegistrationPlanner,
         evaluator: ContainmentEvaluator, filter: NearestFilter, into report: inout ReplayReport
     ) throws {
-        func makePlan(at p: Coordinate, registered: [Int32]) throws -> RegistrationPlan {
+        func makePlan(at p: Coordinate, registered: [Int]) throws -> RegistrationPlan {
             let plan = try planner.plan(
                 latitude: p.latitude, longitude: p.longitude, filter: filter,
                 registeredSlots: registered, evaluator: evaluator)
@@ -42,7 +42,7 @@ extension PlannerReplay {
             if plan.refreshRegion?.radius == 0 { report.zeroRadiusPlans += 1 }
             return plan
         }
-        func replan(at p: Coordinate, from registered: [Int32]) throws -> RegistrationPlan {
+        func replan(at p: Coordinate, from registered: [Int]) throws -> RegistrationPlan {
             let next = try makePlan(at: p, registered: registered)
             report.replans += 1
             report.adds += next.add.count
@@ -54,7 +54,7 @@ extension PlannerReplay {
             if report.misses.count < keptMisses {
                 report.misses.append(ReplayMiss(
                     deviceID: track.deviceID, timestamp: track.timestamps[i],
-                    geofenceID: evaluator.fenceSet.id(at: Int(slot)), position: track.positions[i]))
+                    geofenceID: evaluator.fenceSet.geofenceID(at: Int(slot)), position: track.positions[i]))
             }
         }
 
@@ -72,7 +72,7 @@ extension PlannerReplay {
             case .fixesOnly:
                 for slot in entered {
                     report.entrances += 1
-                    if !sortedContains(currentSlots, slot) { miss(i, slot) }
+                    if !sortedContains(currentSlots, Int(slot)) { miss(i, slot) }
                 }
                 if let region = current.refreshRegion, Sphere.distance(fix, region.center) > region.radius {
                     current = try replan(at: fix, from: currentSlots)
@@ -81,7 +81,7 @@ extension PlannerReplay {
             case .continuous:
                 let path = ReplayPath(from: track.positions[i - 1], to: fix)
                 // Plans in force along the path: (start parameter, monitored slots).
-                var spans: [(t: Double, monitored: [Int32])] = [(0, currentSlots)]
+                var spans: [(t: Double, monitored: [Int])] = [(0, currentSlots)]
                 var t = 0.0
                 while let region = current.refreshRegion,
                     let exit = path.firstExit(from: t, center: region.center, radius: region.radius)
@@ -97,8 +97,8 @@ extension PlannerReplay {
                     report.entrances += 1
                     let tCross = try path.crossing(into: Int(slot), evaluator: evaluator)
                     let inForce = spans.last(where: { $0.t <= tCross }) ?? spans[0]
-                    if !sortedContains(inForce.monitored, slot) { miss(i, slot) }
-                    if !sortedContains(currentSlots, slot) { report.missedAtArrival += 1 }
+                    if !sortedContains(inForce.monitored, Int(slot)) { miss(i, slot) }
+                    if !sortedContains(currentSlots, Int(slot)) { report.missedAtArrival += 1 }
                 }
             }
         }
@@ -106,7 +106,7 @@ extension PlannerReplay {
 
     /// Binary search in an ascending array.
     @inline(__always)
-    static func sortedContains(_ a: [Int32], _ x: Int32) -> Bool {
+    static func sortedContains<T: BinaryInteger>(_ a: [T], _ x: T) -> Bool {
         var lo = 0, hi = a.count
         while lo < hi {
             let mid = (lo + hi) / 2

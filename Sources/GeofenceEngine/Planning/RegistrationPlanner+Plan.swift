@@ -8,10 +8,10 @@ extension RegistrationPlanner {
     /// in ``RegistrationPlan/remove``, so one call syncs the OS regions after an update.
     /// Repeated ids count once.
     ///
-    /// - Throws: ``CoordinateError`` for a latitude or longitude out of range or not finite
-    ///   (as ``ContainmentEvaluator`` and ``GeofenceMonitor``), ``TrackerRejection/accuracy(_:maximum:)`` for
-    ///   an accuracy below 0 or NaN (the checks and the errors of ``GeofenceMonitor``, with no
-    ///   maximum accuracy), or a `GEOSError` when GEOS fails on a polygon.
+    /// - Throws: ``TrackerRejection`` for a fix it refuses, as ``GeofenceMonitor`` and
+    ///   ``DeviceTracker`` do: ``TrackerRejection/coordinate(_:)`` for a latitude or longitude
+    ///   out of range or not finite, ``TrackerRejection/accuracy(_:maximum:)`` for an accuracy
+    ///   below 0 or NaN (no maximum accuracy here); or a `GEOSError` when GEOS fails on a polygon.
     /// - Complexity: that of the slot form plus O(r) dictionary lookups and O(r log r) sorting
     ///   for r registered ids.
     public func plan(
@@ -19,11 +19,11 @@ extension RegistrationPlanner {
         registered: [String], evaluator: ContainmentEvaluator
     ) throws -> RegistrationPlan {
         let set = evaluator.fenceSet
-        var slots: [Int32] = []
+        var slots: [Int] = []
         var unknown: [String] = []
         slots.reserveCapacity(registered.count)
         for id in registered {
-            if let slot = set.slot(of: id) { slots.append(Int32(slot)) } else { unknown.append(id) }
+            if let slot = set.slot(of: id) { slots.append(slot) } else { unknown.append(id) }
         }
         var plan = try plan(
             latitude: latitude, longitude: longitude, accuracy: accuracy, filter: filter,
@@ -38,8 +38,8 @@ extension RegistrationPlanner {
     /// The plan for a fix, given the slots (in this fence set) registered now, in any order;
     /// repeats are ignored.
     ///
-    /// - Throws: ``CoordinateError`` or ``TrackerRejection`` for a bad coordinate or accuracy (as the id form),
-    ///   ``RegistrationPlanError/unknownRegisteredSlot(_:)`` for a slot outside the set, or a
+    /// - Throws: ``TrackerRejection`` for a bad coordinate or accuracy (as the id form),
+    ///   ``RegistrationPlanner/PlanError/unknownRegisteredSlot(_:)`` for a slot outside the set, or a
     ///   `GEOSError`.
     /// - Complexity: one containment (or within-accuracy) query and one nearest search for
     ///   about `fenceSlots` + 1 fences (O(log n + b) expected, b = budget), an edge distance
@@ -47,20 +47,20 @@ extension RegistrationPlanner {
     ///   the hysteresis and the diff against r registered slots.
     public func plan(
         latitude: Double, longitude: Double, accuracy: Double = 0, filter: NearestFilter = NearestFilter(),
-        registeredSlots: [Int32], evaluator: ContainmentEvaluator
+        registeredSlots: [Int], evaluator: ContainmentEvaluator
     ) throws -> RegistrationPlan {
         let fix = Coordinate(latitude: latitude, longitude: longitude)
-        try fix.validate()
+        if let error = CoordinateError(fix) { throw TrackerRejection.coordinate(error) }
         guard accuracy >= 0 else { throw TrackerRejection.accuracy(accuracy, maximum: .infinity) }
         let set = evaluator.fenceSet
-        for slot in registeredSlots where slot < 0 || Int(slot) >= set.count {
-            throw RegistrationPlanError.unknownRegisteredSlot(slot)
+        for slot in registeredSlots where slot < 0 || slot >= set.count {
+            throw RegistrationPlanner.PlanError.unknownRegisteredSlot(slot)
         }
-        let registered = Set(registeredSlots)
+        let registered = Set(registeredSlots.map { Int32($0) })
         let selection = try select(
             at: fix, accuracy: accuracy, filter: filter, registered: registered, evaluator: evaluator)
         let refresh = selection.nearestLeftOut.map {
-            RefreshRegion(
+            RegistrationPlan.RefreshRegion(
                 center: fix, radius: Swift.max(minimumRefreshRadius, Swift.max(0, $0 - Self.refreshMargin)))
         }
         let monitor = selection.monitor.map { Self.monitored($0, set: set) }
@@ -73,7 +73,7 @@ extension RegistrationPlanner {
             nearestUnmonitoredDistance: selection.nearestLeftOut)
     }
 
-    /// A fence chosen for monitoring, before it becomes a ``MonitoredFence``.
+    /// A fence chosen for monitoring, before it becomes a ``RegistrationPlan/MonitoredFence``.
     struct Chosen {
         var slot: Int32
         var distance: Double
@@ -187,16 +187,16 @@ extension RegistrationPlanner {
     }
 
     /// The OS circle for a chosen fence.
-    static func monitored(_ f: Chosen, set: FenceSet) -> MonitoredFence {
+    static func monitored(_ f: Chosen, set: FenceSet) -> RegistrationPlan.MonitoredFence {
         // Every fence of a set has its circle (validation fills in polygons' enclosing circles).
         let circle = set.enclosingCircle(at: Int(f.slot))
-        return MonitoredFence(
-            slot: f.slot, geofenceID: set.id(at: Int(f.slot)), center: circle.center, radius: circle.radius,
+        return RegistrationPlan.MonitoredFence(
+            slot: Int(f.slot), geofenceID: set.geofenceID(at: Int(f.slot)), center: circle.center, radius: circle.radius,
             distance: f.distance, isInside: f.isInside)
     }
 
     /// The ids of `slots`, ascending (slot order is id order).
     static func ids<S: Sequence<Int32>>(_ slots: S, in set: FenceSet) -> [String] {
-        slots.sorted().map { set.id(at: Int($0)) }
+        slots.sorted().map { set.geofenceID(at: Int($0)) }
     }
 }

@@ -72,7 +72,7 @@
 /// Plans are pure values: the same fence set, fix, budget and registered set give the same
 /// plan, and the change is a diff — never remove-everything-then-add.
 public struct RegistrationPlanner: Sendable {
-    public let budget: RegistrationBudget
+    public let budget: RegistrationPlanner.Budget
     /// Slots the host app keeps for its own regions.
     public let reservedSlots: Int
     /// Metres; the refresh radius is never smaller (see the type's documentation for the risk).
@@ -99,13 +99,13 @@ public struct RegistrationPlanner: Sendable {
     /// value by construction, but possibly above it), so 1 m keeps the region clear of it.
     public static let refreshMargin: Double = 1
 
-    /// - Throws: ``RegistrationPlanError`` when the budget leaves no slot for the refresh
+    /// - Throws: ``RegistrationPlanner/PlanError`` when the budget leaves no slot for the refresh
     ///   region, `reservedSlots` < 0, the minimum radius is negative or not finite, or the
     ///   hysteresis fraction is outside [0, 1).
     public init(
-        budget: RegistrationBudget, reservedSlots: Int = 0, minimumRefreshRadius: Double = 0,
+        budget: RegistrationPlanner.Budget, reservedSlots: Int = 0, minimumRefreshRadius: Double = 0,
         hysteresisFraction: Double = RegistrationPlanner.defaultHysteresisFraction
-    ) throws(RegistrationPlanError) {
+    ) throws(RegistrationPlanner.PlanError) {
         guard reservedSlots >= 0 else { throw .negativeReserved(reservedSlots) }
         guard reservedSlots < budget.regionLimit else {
             throw .budgetTooSmall(budget: budget.regionLimit, reserved: reservedSlots)

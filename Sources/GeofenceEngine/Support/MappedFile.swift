@@ -12,19 +12,19 @@ package final class MappedFile: @unchecked Sendable {
     package let status: Platform.FileStatus
 
     /// Maps `path`.
-    /// - Throws: ``FileReadError`` naming the file: missing, unreadable, a directory, not a
+    /// - Throws: ``FileError`` naming the file: missing, unreadable, a directory, not a
     ///   regular file, or refused by `mmap`.
-    package init(path: String) throws(FileReadError) {
+    package init(path: String) throws(FileError) {
         self.path = path
         let fd = Platform.openForReading(path)
-        guard fd >= 0 else { throw FileReadError(path: path, reason: FileBytes.errnoText("cannot open")) }
+        guard fd >= 0 else { throw FileError(path: path, reason: FileBytes.errnoText("cannot open")) }
         defer { Platform.close(fd) }
         guard let status = Platform.status(of: fd) else {
-            throw FileReadError(path: path, reason: FileBytes.errnoText("cannot stat"))
+            throw FileError(path: path, reason: FileBytes.errnoText("cannot stat"))
         }
         switch status.kind {
-        case .directory: throw FileReadError(path: path, reason: "is a directory, not a file")
-        case .other: throw FileReadError(path: path, reason: "is not a regular file (a pipe or device cannot be mapped)")
+        case .directory: throw FileError(path: path, reason: "is a directory, not a file")
+        case .other: throw FileError(path: path, reason: "is not a regular file (a pipe or device cannot be mapped)")
         case .regular: break
         }
         self.status = status
@@ -33,7 +33,7 @@ package final class MappedFile: @unchecked Sendable {
             return
         }
         guard let mapped = Platform.mapReadOnly(fd, size: status.size) else {
-            throw FileReadError(path: path, reason: FileBytes.errnoText("cannot map \(status.size) bytes"))
+            throw FileError(path: path, reason: FileBytes.errnoText("cannot map \(status.size) bytes"))
         }
         bytes = mapped
     }

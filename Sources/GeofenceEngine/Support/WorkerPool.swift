@@ -53,7 +53,13 @@ package final class WorkerPool: @unchecked Sendable {
     /// What the worker threads share. They hold it, never the pool, so the pool's `deinit`
     /// runs as soon as its owner lets go, and there stops them and waits for them.
     private let shared: Shared
-    private let lock = Mutex(())
+    /// Serialises the calls: the batch's `count` and `body` in ``Shared`` are written by each
+    /// caller under it (the semaphores order them with the workers). A pthread mutex
+    /// (`Platform.Lock`), not `Mutex(())`, so that ThreadSanitizer sees the ordering between
+    /// two callers on different threads: it does not see `Mutex`'s once contended (a futex
+    /// wait inside the Synchronization library, which TSan does not instrument), and would
+    /// report those writes as a race (as it did, falsely, for `InOrderCommits`).
+    private let lock = Platform.Lock()
 
     /// Starts `threads − 1` threads (1 runs every batch on the calling thread alone).
     /// - Throws: ``ThreadStartError`` when a thread cannot be created; the threads already
@@ -90,7 +96,7 @@ package final class WorkerPool: @unchecked Sendable {
             for i in 0..<count { body(i, 0) }
             return
         }
-        _ = lock.withLock { _ in shared.batch(count: count, body) { () throws(Never) in } }
+        _ = lock.withLock { shared.batch(count: count, body) { () throws(Never) in } }
     }
 
     /// ``run(count:_:)`` with `meanwhile` called on the calling thread first, while the other
@@ -108,7 +114,7 @@ package final class WorkerPool: @unchecked Sendable {
             run(count: count, body)
             return
         }
-        if let failure = lock.withLock({ _ in shared.batch(count: count, body, meanwhile: meanwhile) }) { throw failure }
+        if let failure = lock.withLock({ shared.batch(count: count, body, meanwhile: meanwhile) }) { throw failure }
     }
 
     /// The state of one pool's threads.

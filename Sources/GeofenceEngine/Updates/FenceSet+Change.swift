@@ -31,7 +31,7 @@ extension FenceSet {
             var removed: [String] = [], changed: [String] = [], unchanged: [String] = []
             var kept = [Bool](repeating: false, count: new.count)
             for slot in 0..<old.count {
-                let id = old.id(at: slot)
+                let id = old.geofenceID(at: slot)
                 guard let target = old === new ? slot : new.slot(of: id) else {
                     removed.append(id)
                     continue
@@ -48,7 +48,7 @@ extension FenceSet {
             self.removed = removed
             self.changed = changed
             self.unchanged = unchanged
-            added = (0..<new.count).filter { !kept[$0] }.map { new.id(at: $0) }
+            added = (0..<new.count).filter { !kept[$0] }.map { new.geofenceID(at: $0) }
         }
 
         /// True when the update changes nothing a tracker sees: no fence added, removed or

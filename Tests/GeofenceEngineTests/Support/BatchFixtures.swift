@@ -29,7 +29,7 @@ struct BatchFixture {
             let level: Int? = rng.chance(0.15) ? rng.int(0...1) : nil
             var fence: Fence
             if rng.chance(0.5) {
-                fence = Fence(id: "c\(i)", shape: .circle(center: c, radius: rng.double(30...300)), level: level)
+                fence = Fence(geofenceID: "c\(i)", shape: .circle(center: c, radius: rng.double(30...300)), level: level)
             } else {
                 fence = randomPolygon(&rng, id: "p\(i)", near: c, size: rng.double(50...300), level: level)
             }

@@ -19,7 +19,7 @@ enum EventsFixtures {
         dwellSeconds: Double? = nil
     ) -> Fence {
         Fence(
-            id: id, shape: .circle(center: point(east: east, north: north), radius: radius), level: level, rank: rank,
+            geofenceID: id, shape: .circle(center: point(east: east, north: north), radius: radius), level: level, rank: rank,
             dwellSeconds: dwellSeconds)
     }
 
@@ -29,7 +29,7 @@ enum EventsFixtures {
             point(east: east + $0.0, north: north + $0.1)
         }
         return Fence(
-            id: id, shape: .polygon(MultiPolygon(polygons: [Polygon(exterior: Ring(closing: corners))])), level: level,
+            geofenceID: id, shape: .polygon(MultiPolygon(polygons: [Polygon(exterior: Ring(closing: corners))])), level: level,
             rank: rank)
     }
 

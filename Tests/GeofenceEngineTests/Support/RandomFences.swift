@@ -16,7 +16,7 @@ func randomPolygon(_ rng: inout SplitMix64, id: String, near center: Coordinate,
         holes.append(Ring(closing: hole))
     }
     let shape = MultiPolygon(polygons: [Polygon(exterior: Ring(closing: outer), holes: holes)])
-    return Fence(id: id, shape: .polygon(shape), level: level)
+    return Fence(geofenceID: id, shape: .polygon(shape), level: level)
 }
 
 /// A world of circles and polygons: mostly in a small box, some on the antimeridian and near
@@ -34,12 +34,12 @@ func randomWorld(_ rng: inout SplitMix64, count: Int) -> [Fence] {
         let level: Int? = rng.chance(0.2) ? rng.int(0...2) : nil
         let id = "f\(rng.int(0...1_000_000))-\(i)"
         if i > 0 && rng.chance(0.05), case let previous = fences[rng.int(0...(fences.count - 1))] {
-            fences.append(Fence(id: id, shape: previous.shape, level: previous.level))  // duplicate shape
+            fences.append(Fence(geofenceID: id, shape: previous.shape, level: previous.level))  // duplicate shape
             continue
         }
         if place == 1 || rng.chance(0.5) {
             let r = rng.chance(0.05) ? 0.01 : rng.double(5...2_000)
-            fences.append(Fence(id: id, shape: .circle(center: center, radius: r), level: level))
+            fences.append(Fence(geofenceID: id, shape: .circle(center: center, radius: r), level: level))
         } else {
             fences.append(randomPolygon(&rng, id: id, near: Coordinate(latitude: min(center.latitude, 89), longitude: max(-179.9, min(179.9, center.longitude))), size: rng.double(20...1_500), level: level))
         }

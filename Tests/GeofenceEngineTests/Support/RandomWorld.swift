@@ -40,21 +40,21 @@ struct RandomWorld {
             let library = rng.chance(0.5) ? "lib\(rng.int(0...2))" : nil
             if !out.isEmpty && rng.chance(duplicateShare) {
                 let copy = out[rng.int(0...(out.count - 1))]
-                out.append(Fence(id: id, shape: copy.shape, level: level, library: library, featureIndex: i))
+                out.append(Fence(geofenceID: id, shape: copy.shape, level: level, library: library, featureIndex: i))
                 continue
             }
             let c = point(&rng)
             let size = rng.logUniform(minimumSize, maximumSize)
-            let shape: FenceShape =
+            let shape: Fence.Shape =
                 rng.chance(polygonShare) ? polygon(around: c, size: size, &rng) : .circle(center: c, radius: size)
-            out.append(Fence(id: id, shape: shape, level: level, library: library, featureIndex: i))
+            out.append(Fence(geofenceID: id, shape: shape, level: level, library: library, featureIndex: i))
         }
         return out
     }
 
     /// A star-shaped polygon (vertices at sorted angles, so always simple), sometimes with a
     /// hole; split at ±180° when it crosses it.
-    func polygon(around c: Coordinate, size: Double, _ rng: inout SeededGenerator) -> FenceShape {
+    func polygon(around c: Coordinate, size: Double, _ rng: inout SeededGenerator) -> Fence.Shape {
         // Vertices at sorted bearings with every gap under 180°: the centre is then in the
         // kernel, so the polygon is star-shaped and simple.
         let n = rng.int(3...14)
@@ -139,7 +139,7 @@ extension RandomWorld {
         world.spread = spread / 3
         world.levelShare = 0.3
         var fences = world.fences(count: 400, &rng)
-        fences.append(Fence(id: "wide", shape: .circle(center: world.center, radius: world.spread * 4)))
+        fences.append(Fence(geofenceID: "wide", shape: .circle(center: world.center, radius: world.spread * 4)))
         return (world, fences)
     }
 }

@@ -103,7 +103,7 @@ struct ReferenceTracker {
         let p = accepted.last!
         events.append(
             GeofenceEvent(
-                type: type, timestamp: Timestamp(milliseconds: t), slot: Int32(i), geofenceID: fenceSet.fences[i].id,
+                type: type, timestamp: Timestamp(milliseconds: t), slot: Int32(i), geofenceID: fenceSet.fences[i].geofenceID,
                 latitude: p.latitude, longitude: p.longitude))
     }
 

@@ -14,22 +14,22 @@ enum TreeFenceDecoder {
 
     /// The fences of a FeatureCollection, and the problems of the features that are not fences.
     ///
-    /// - Throws: ``FenceFileError`` when the document is not a FeatureCollection at all.
-    static func decode(_ document: JSONValue, path: String) throws(FenceFileError)
-        -> (fences: [Fence], problems: [FenceProblem])
+    /// - Throws: ``FileError`` when the document is not a FeatureCollection at all.
+    static func decode(_ document: JSONValue, path: String) throws(FileError)
+        -> (fences: [Fence], problems: [FenceValidationError.Problem])
     {
         guard let root = document.objectValue else {
-            throw FenceFileError(path: path, reason: "expected a GeoJSON FeatureCollection object, found \(document.typeName)")
+            throw FileError(path: path, reason: "expected a GeoJSON FeatureCollection object, found \(document.typeName)")
         }
         guard root["type"]?.stringValue == "FeatureCollection" else {
             let found = root["type"].map { JSONWriter.string($0) } ?? "no \"type\""
-            throw FenceFileError(path: path, reason: "expected a GeoJSON FeatureCollection (\"type\": \"FeatureCollection\"), found \(found)")
+            throw FileError(path: path, reason: "expected a GeoJSON FeatureCollection (\"type\": \"FeatureCollection\"), found \(found)")
         }
         guard let features = root["features"]?.arrayValue else {
-            throw FenceFileError(path: path, reason: "the FeatureCollection has no \"features\" array")
+            throw FileError(path: path, reason: "the FeatureCollection has no \"features\" array")
         }
         var fences: [Fence] = []
-        var problems: [FenceProblem] = []
+        var problems: [FenceValidationError.Problem] = []
         fences.reserveCapacity(features.count)
         for (index, feature) in features.enumerated() {
             switch decodeFeature(feature, index: index) {
@@ -41,10 +41,10 @@ enum TreeFenceDecoder {
     }
 
     /// One feature as a fence, or the first problem found in it.
-    static func decodeFeature(_ value: JSONValue, index: Int) -> Result<Fence, FenceProblem> {
+    static func decodeFeature(_ value: JSONValue, index: Int) -> Result<Fence, FenceValidationError.Problem> {
         var id: String? = nil
-        func fail(_ reason: String) -> Result<Fence, FenceProblem> {
-            .failure(FenceProblem(featureIndex: index, id: id, reason: reason))
+        func fail(_ reason: String) -> Result<Fence, FenceValidationError.Problem> {
+            .failure(FenceValidationError.Problem(featureIndex: index, id: id, reason: reason))
         }
         guard let feature = value.objectValue else { return fail("expected a Feature object, found \(value.typeName)") }
         let properties: JSONObject
@@ -100,7 +100,7 @@ enum TreeFenceDecoder {
         let type = geometry["type"]?.stringValue ?? "(none)"
         let coordinates = geometry["coordinates"]
         var passThrough = properties.removing(modelledProperties)
-        let shape: FenceShape
+        let shape: Fence.Shape
         switch type {
         case "Point":
             let center: Coordinate
@@ -140,7 +140,7 @@ enum TreeFenceDecoder {
             return fail("unknown geometry type \(JSONWriter.quoted(type)) (expected Point with properties.radius, Polygon or MultiPolygon)")
         }
         return .success(Fence(
-            id: id!, shape: shape, level: level, library: library, rank: rank, dwellSeconds: dwell,
+            geofenceID: id!, shape: shape, level: level, library: library, rank: rank, dwellSeconds: dwell,
             properties: passThrough, featureIndex: index))
     }
 

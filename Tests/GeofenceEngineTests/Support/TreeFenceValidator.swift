@@ -11,9 +11,9 @@ enum TreeFenceValidator {
     /// The fences that passed, the problems of those that did not, and how many were repaired.
     struct Outcome: Sendable {
         var fences: [Fence]
-        var problems: [FenceProblem]
+        var problems: [FenceValidationError.Problem]
         /// The polygons MakeValid repaired, each with the validity problem it had.
-        var repairs: [FenceProblem]
+        var repairs: [FenceValidationError.Problem]
         var repairedCount: Int { repairs.count }
     }
 
@@ -24,19 +24,19 @@ enum TreeFenceValidator {
     /// - Complexity: O(v log v) over all polygon vertices.
     static func validate(_ fences: [Fence], repair: Bool) throws(GEOSError) -> Outcome {
         // Ids first, in input order (a duplicate names the earlier feature).
-        var problems: [FenceProblem] = []
+        var problems: [FenceValidationError.Problem] = []
         var firstIndexOfId: [String: Int] = [:]
         var candidates: [Int] = []
         candidates.reserveCapacity(fences.count)
         for (i, fence) in fences.enumerated() {
-            if fence.id.isEmpty {
-                problems.append(FenceProblem(featureIndex: fence.featureIndex, id: fence.id, reason: "id is empty"))
-            } else if let first = firstIndexOfId[fence.id] {
-                problems.append(FenceProblem(
-                    featureIndex: fence.featureIndex, id: fence.id,
-                    reason: "duplicate id \(JSONWriter.quoted(fence.id)) (also used by feature \(first))"))
+            if fence.geofenceID.isEmpty {
+                problems.append(FenceValidationError.Problem(featureIndex: fence.featureIndex, id: fence.geofenceID, reason: "id is empty"))
+            } else if let first = firstIndexOfId[fence.geofenceID] {
+                problems.append(FenceValidationError.Problem(
+                    featureIndex: fence.featureIndex, id: fence.geofenceID,
+                    reason: "duplicate id \(JSONWriter.quoted(fence.geofenceID)) (also used by feature \(first))"))
             } else {
-                firstIndexOfId[fence.id] = fence.featureIndex
+                firstIndexOfId[fence.geofenceID] = fence.featureIndex
                 candidates.append(i)
             }
         }
@@ -57,14 +57,14 @@ enum TreeFenceValidator {
         }
         if let failure = failures.storage.compactMap({ $0 }).first { throw failure }
         var kept: [Fence] = []
-        var repairs: [FenceProblem] = []
+        var repairs: [FenceValidationError.Problem] = []
         kept.reserveCapacity(candidates.count)
         for checked in results.storage.lazy.compactMap({ $0 }).joined() {
             switch checked {
             case .kept(let fence): kept.append(fence)
             case .repaired(let fence, let reason):
                 kept.append(fence)
-                repairs.append(FenceProblem(featureIndex: fence.featureIndex, id: fence.id, reason: reason))
+                repairs.append(FenceValidationError.Problem(featureIndex: fence.featureIndex, id: fence.geofenceID, reason: reason))
             case .problem(let problem): problems.append(problem)
             }
         }
@@ -75,7 +75,7 @@ enum TreeFenceValidator {
     enum Checked: Sendable {
         case kept(Fence)
         case repaired(Fence, String)
-        case problem(FenceProblem)
+        case problem(FenceValidationError.Problem)
     }
 
     struct SharedFences: Sendable {
@@ -87,7 +87,7 @@ enum TreeFenceValidator {
     static func check(_ input: Fence, repair: Bool, context: GEOSContext) throws(GEOSError) -> Checked {
         var fence = input
         func problem(_ reason: String) -> Checked {
-            .problem(FenceProblem(featureIndex: fence.featureIndex, id: fence.id, reason: reason))
+            .problem(FenceValidationError.Problem(featureIndex: fence.featureIndex, id: fence.geofenceID, reason: reason))
         }
         switch fence.shape {
         case .circle(let center, let radius):
@@ -134,7 +134,7 @@ enum TreeFenceValidator {
     /// mean direction (no seam at ±180°, fine at the poles); the radius is then re-measured as
     /// the largest great-circle distance from the centre to any vertex, so the circle always
     /// holds every vertex.
-    static func enclosingCircle(of shape: MultiPolygon, context: GEOSContext) throws(GEOSError) -> EnclosingCircle {
+    static func enclosingCircle(of shape: MultiPolygon, context: GEOSContext) throws(GEOSError) -> Fence.EnclosingCircle {
         let exteriors = shape.polygons.map(\.exterior)
         var sx = 0.0, sy = 0.0, sz = 0.0
         for ring in exteriors {
@@ -162,6 +162,6 @@ enum TreeFenceValidator {
             for i in 0..<ring.count { radius = max(radius, Sphere.distance(center, ring[i])) }
         }
         // Round up to the millimetre so the circle holds every vertex despite rounding.
-        return EnclosingCircle(center: center, radius: (radius * 1000).rounded(.up) / 1000 + 0.001)
+        return Fence.EnclosingCircle(center: center, radius: (radius * 1000).rounded(.up) / 1000 + 0.001)
     }
 }

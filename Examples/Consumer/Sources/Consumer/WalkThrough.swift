@@ -40,12 +40,12 @@ func walkThrough(folder: URL, checks: inout Checks) throws {
         latitudes: latitudes, longitudes: longitudes, into: &pairs)
     for k in 0..<pairs.count {
         let (fix, slot) = pairs[k]
-        print(fix, fences.id(at: slot))
+        print(fix, fences.geofenceID(at: slot))
     }
     // 0 home, 1 park: fix 2 is in the park's hole, fix 3 in no fence
 
     // Checks
-    let found = (0..<pairs.count).map { "\(pairs[$0].fix) \(fences.id(at: pairs[$0].slot))" }
+    let found = (0..<pairs.count).map { "\(pairs[$0].fix) \(fences.geofenceID(at: pairs[$0].slot))" }
     checks.expect(found == ["0 home", "1 park"], "pairs of the batch: \(found)")
     // The same pairs on three threads, for a batch large enough to use them.
     let many = 3 * ParallelContainmentEvaluator.parallelMinimum
@@ -54,7 +54,7 @@ func walkThrough(folder: URL, checks: inout Checks) throws {
     try ParallelContainmentEvaluator(fenceSet: fences, threads: 3).containing(
         latitudes: manyLatitudes, longitudes: manyLongitudes, into: &threePairs)
     try evaluator.containing(latitudes: manyLatitudes, longitudes: manyLongitudes, into: &onePairs)
-    checks.expect(threePairs.count == many / 2 && threePairs.fixes == onePairs.fixes && threePairs.slots == onePairs.slots,
+    checks.expect(threePairs.count == many / 2 && threePairs == onePairs,
         "three threads: \(threePairs.count) pairs, one evaluator \(onePairs.count)")
 
     // MARK: Nearest
@@ -115,7 +115,7 @@ func walkThrough(folder: URL, checks: inout Checks) throws {
     // The OS monitors these four regions; then the app downloads
     // fences without "gym".
     let registered = ["gym", "home", "office", "park"]
-    let updated = try FenceSet(fences.fences.filter { $0.id != "gym" })
+    let updated = try FenceSet(fences.fences.filter { $0.geofenceID != "gym" })
     let planner = try RegistrationPlanner(
         budget: .ios, reservedSlots: 2,
         hysteresisFraction: RegistrationPlanner.recommendedHysteresisFraction)
@@ -137,7 +137,7 @@ func walkThrough(folder: URL, checks: inout Checks) throws {
     // MARK: Follow a fence update
     // The app downloads a new catalog (here: the fences without "home")
     // as bytes: GeoJSON, GeoJSONSeq or a compiled fence file.
-    let downloaded = try FenceSet(fences.fences.filter { $0.id != "home" }).compiledBytes()
+    let downloaded = try FenceSet(fences.fences.filter { $0.geofenceID != "home" }).compiledBytes()
     let phone = try GeofenceMonitor(fenceSet: fences, configuration: configuration)
     _ = try phone.update(fix(10, 40.75, -73.98))              // entrance home
     let catalog = try FenceSet.load(bytes: downloaded)

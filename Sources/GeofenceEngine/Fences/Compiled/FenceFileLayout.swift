@@ -26,19 +26,19 @@ struct FenceFileLayout {
     let polygonCells: FrozenBuffer<UInt16>
     let polygonCellEdges: FrozenBuffer<UInt32>
 
-    init(entries: [FenceFileReader.Entry], bytes: UnsafeRawBufferPointer, keeper: AnyObject, name: String) throws(FenceFileError) {
+    init(entries: [FenceFileReader.Entry], bytes: UnsafeRawBufferPointer, keeper: AnyObject, name: String) throws(FileError) {
         var byID: [FenceSectionID: FenceFileReader.Entry] = [:]
         for entry in entries {
             guard byID.updateValue(entry, forKey: entry.id) == nil else {
-                throw FenceFileError(path: name, reason: "damaged: section \(entry.id) appears twice")
+                throw FileError(path: name, reason: "damaged: section \(entry.id) appears twice")
             }
         }
-        func view<T>(_ id: FenceSectionID, _: T.Type) throws(FenceFileError) -> FrozenBuffer<T> {
+        func view<T>(_ id: FenceSectionID, _: T.Type) throws(FileError) -> FrozenBuffer<T> {
             guard let entry = byID[id] else {
-                throw FenceFileError(path: name, reason: "inconsistent: section \(id) is missing")
+                throw FileError(path: name, reason: "inconsistent: section \(id) is missing")
             }
             guard entry.elementSize == MemoryLayout<T>.stride else {
-                throw FenceFileError(path: name, reason: "inconsistent: section \(id) has \(entry.elementSize)-byte elements, expected \(MemoryLayout<T>.stride)")
+                throw FileError(path: name, reason: "inconsistent: section \(id) has \(entry.elementSize)-byte elements, expected \(MemoryLayout<T>.stride)")
             }
             let base = (bytes.baseAddress! + entry.offset).assumingMemoryBound(to: T.self)
             return FrozenBuffer(mapped: base, count: entry.byteCount / entry.elementSize, in: keeper)
@@ -46,7 +46,7 @@ struct FenceFileLayout {
         typealias F = FenceSectionID
         let words = try view(F.meta, UInt64.self)
         guard let meta = FenceFileMeta(words: words.buffer) else {
-            throw FenceFileError(path: name, reason: "inconsistent: the META section's numbers are out of range")
+            throw FileError(path: name, reason: "inconsistent: the META section's numbers are out of range")
         }
         self.meta = meta
         n = meta.count

@@ -20,15 +20,15 @@ enum FenceFileReader {
     ///   - recordIn: a records folder to add the file to after a full check, whatever
     ///     `verification` says (`geofence validate`).
     /// - Returns: the set, and whether the sections' digests were checked.
-    /// - Throws: ``FenceFileError`` naming the file and what is wrong: too short, not a compiled
+    /// - Throws: ``FileError`` naming the file and what is wrong: too short, not a compiled
     ///   file, another format version, a damaged header, table or section (checksums), or
     ///   content that breaks the layout's rules.
     /// - Complexity: O(size / threads) for the digests and checks; nothing is parsed or copied.
     static func read(
-        _ bytes: UnsafeRawBufferPointer, keeper: AnyObject, name: String, verification: FenceFileVerification = .full,
+        _ bytes: UnsafeRawBufferPointer, keeper: AnyObject, name: String, verification: FenceSet.Verification = .full,
         identity: Platform.FileStatus? = nil, recordIn: String? = nil
-    ) throws(FenceFileError) -> (set: FenceSet, checkedDigests: Bool) {
-        func fail(_ reason: String) -> FenceFileError { FenceFileError(path: name, reason: reason) }
+    ) throws(FileError) -> (set: FenceSet, checkedDigests: Bool) {
+        func fail(_ reason: String) -> FileError { FileError(path: name, reason: reason) }
         let headerSize = FenceFileFormat.headerSize
         guard FenceFileFormat.hasMagic(bytes) else {
             throw fail("not a compiled fence file (it does not start with the magic bytes \\x89GFS)")
@@ -116,25 +116,27 @@ enum FenceFileReader {
     }
 }
 
-/// How much of a compiled fence file is checked when it is opened.
-public enum FenceFileVerification: Sendable, Equatable {
-    /// Everything: the header, the section table, every section's checksum (so a bit flipped
-    /// anywhere is found) and the structure. Reads every byte of the file once, on every core.
-    case full
-    /// The header, the section table and the structure (what keeps every read in bounds), but
-    /// not the sections' checksums: for a file already verified (say with `geofence validate`
-    /// after it was copied), opened again and again. Reads the offset and index sections only.
-    case structure
-    /// ``full`` the first time, then ``structure`` while the file is unchanged: a file that
-    /// passes a full check is recorded in the folder `recordsIn` (made when missing), and an
-    /// open that finds it there, with the same device, inode, size, modification and change
-    /// times and content hash, skips the checksums. A write to the file changes its change
-    /// time, so a changed file is checked in full again; a copy is another file. What it does
-    /// not see: damage under the file system (a disk changing a block in place, a crash in
-    /// the middle of a write), and a process that keeps writing through a shared mapping it
-    /// wrote through before the check. The command line opens with this, the records in
-    /// `$GEOFENCE_CACHE_DIR` (empty: none), `$XDG_CACHE_HOME/geofence` or `~/.cache/geofence`.
-    case onceUntilChanged(recordsIn: String)
+extension FenceSet {
+    /// How much of a compiled fence file is checked when it is opened.
+    public enum Verification: Sendable, Equatable {
+        /// Everything: the header, the section table, every section's checksum (so a bit flipped
+        /// anywhere is found) and the structure. Reads every byte of the file once, on every core.
+        case full
+        /// The header, the section table and the structure (what keeps every read in bounds), but
+        /// not the sections' checksums: for a file already verified (say with `geofence validate`
+        /// after it was copied), opened again and again. Reads the offset and index sections only.
+        case structure
+        /// ``full`` the first time, then ``structure`` while the file is unchanged: a file that
+        /// passes a full check is recorded in the folder `recordsIn` (made when missing), and an
+        /// open that finds it there, with the same device, inode, size, modification and change
+        /// times and content hash, skips the checksums. A write to the file changes its change
+        /// time, so a changed file is checked in full again; a copy is another file. What it does
+        /// not see: damage under the file system (a disk changing a block in place, a crash in
+        /// the middle of a write), and a process that keeps writing through a shared mapping it
+        /// wrote through before the check. The command line opens with this, the records in
+        /// `$GEOFENCE_CACHE_DIR` (empty: none), `$XDG_CACHE_HOME/geofence` or `~/.cache/geofence`.
+        case onceUntilChanged(recordsIn: String)
+    }
 }
 
 /// Memory that a compiled set read from bytes in memory (not a file) lives in.

@@ -1,5 +1,5 @@
 /// Compiled fence files that passed a full check, so opening one again while it is unchanged
-/// can skip its checksums (``FenceFileVerification/onceUntilChanged(recordsIn:)``).
+/// can skip its checksums (``FenceSet/Verification/onceUntilChanged(recordsIn:)``).
 ///
 /// Checking every section's digest reads every byte of the file: 45–75 ms for a million
 /// fences (1.06 GB) on two cores, each time a command opens it. A record makes that cost
@@ -83,12 +83,12 @@ package struct FenceFileRecords: Sendable {
 
     /// What an open of a file whose record would be `entry` (nil: bytes in memory) does: check
     /// the digests or not, and after a full check record the file where (nil: nowhere). With
-    /// ``FenceFileVerification/onceUntilChanged(recordsIn:)`` a recorded file skips the
+    /// ``FenceSet/Verification/onceUntilChanged(recordsIn:)`` a recorded file skips the
     /// digests and another is recorded there; `recordIn` records after any full check. When it
     /// will record, it first waits for ``settleDelay(changed:now:)`` (at most 20 ms), or does
     /// not record.
     package static func plan(
-        _ verification: FenceFileVerification, recordIn: String?, entry: Entry?
+        _ verification: FenceSet.Verification, recordIn: String?, entry: Entry?
     ) -> (checkDigests: Bool, recordIn: FenceFileRecords?) {
         guard verification != .structure else { return (false, nil) }
         var records = recordIn.map { FenceFileRecords(folder: $0) }

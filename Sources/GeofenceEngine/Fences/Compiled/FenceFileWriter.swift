@@ -38,37 +38,37 @@ enum FenceFileWriter {
     /// Writes `set` to `path` atomically (a temporary file renamed over it once flushed).
     ///
     /// - Returns: the file's size in bytes.
-    /// - Throws: ``FileReadError`` naming the path when it cannot be written.
+    /// - Throws: ``FileError`` naming the path when it cannot be written.
     /// - Complexity: O(size), the digests on every core.
     @discardableResult
-    static func write(_ set: FenceSet, to path: String) throws(FileReadError) -> Int {
+    static func write(_ set: FenceSet, to path: String) throws(FileError) -> Int {
         let writer = try AtomicFileWriter(path: path)
-        let end = try emit(set) { (bytes) throws(FileReadError) in try writer.write(bytes) }
+        let end = try emit(set) { (bytes) throws(FileError) in try writer.write(bytes) }
         try writer.commit()
         return end
     }
 
     /// The file's bytes in memory (``FenceSet/compiledBytes()``).
-    static func bytes(_ set: FenceSet) throws(FileReadError) -> [UInt8] {
+    static func bytes(_ set: FenceSet) throws(FileError) -> [UInt8] {
         var out: [UInt8] = []
-        _ = try emit(set) { (bytes) throws(FileReadError) in out.append(contentsOf: bytes) }
+        _ = try emit(set) { (bytes) throws(FileError) in out.append(contentsOf: bytes) }
         return out
     }
 
     /// `put` on an array's bytes (`withUnsafeBytes` rethrows untyped errors).
-    private static func putArray(_ bytes: [UInt8], _ put: (UnsafeRawBufferPointer) throws(FileReadError) -> Void) throws(FileReadError) {
-        let result: Result<Void, FileReadError> = bytes.withUnsafeBytes { b in
-            do throws(FileReadError) { try put(b); return .success(()) } catch { return .failure(error) }
+    private static func putArray(_ bytes: [UInt8], _ put: (UnsafeRawBufferPointer) throws(FileError) -> Void) throws(FileError) {
+        let result: Result<Void, FileError> = bytes.withUnsafeBytes { b in
+            do throws(FileError) { try put(b); return .success(()) } catch { return .failure(error) }
         }
         try result.get()
     }
 
     /// Hands the file's bytes to `put`, in order; returns the size.
     private static func emit(
-        _ set: FenceSet, _ put: (UnsafeRawBufferPointer) throws(FileReadError) -> Void
-    ) throws(FileReadError) -> Int {
+        _ set: FenceSet, _ put: (UnsafeRawBufferPointer) throws(FileError) -> Void
+    ) throws(FileError) -> Int {
         let meta = FenceFileMeta(set).words
-        return try meta.withUnsafeBufferPointer { (metaWords) throws(FileReadError) -> Int in
+        return try meta.withUnsafeBufferPointer { (metaWords) throws(FileError) -> Int in
             let sections = Self.sections(of: set, meta: metaWords)
             let tableEnd = FenceFileFormat.padded(FenceFileFormat.headerSize + sections.count * FenceFileFormat.entrySize)
             var offsets: [Int] = []

@@ -7,7 +7,7 @@
 /// when the slices are linked in order), coordinates straight into flat fence records,
 /// polygons checked as they are read. Problems are reported as the tree decoder reported
 /// them: per feature with its index, id and reason; a file that is not JSON, or not a
-/// FeatureCollection, as a ``FenceFileError`` with the same words as before.
+/// FeatureCollection, as a ``FileError`` with the same words as before.
 package enum GeoJSONFenceReader {
     /// Largest circle radius accepted, in metres.
     package static let maximumRadius: Double = 1_000_000
@@ -22,9 +22,9 @@ package enum GeoJSONFenceReader {
         var chunks: [FenceRecords] = []
         /// Problems of features that are not fences (structure, validity), and the ids of
         /// polygons rejected for validity (they still count in the duplicate-id check).
-        var problems: [FenceProblem] = []
+        var problems: [FenceValidationError.Problem] = []
         var rejected: [(ids: ByteTableBuilder, featureIndexes: [Int])] = []
-        var repairs: [FenceProblem] = []
+        var repairs: [FenceValidationError.Problem] = []
         var featureCount = 0
         /// A failure of GEOS itself while checking polygons.
         var geometryError: GEOSErrorBox? = nil
@@ -41,7 +41,7 @@ package enum GeoJSONFenceReader {
 
     /// Reads `bytes` (the file `name`).
     ///
-    /// - Throws: ``FenceFileError`` when the text is not JSON or not a FeatureCollection or
+    /// - Throws: ``FileError`` when the text is not JSON or not a FeatureCollection or
     ///   sequence of features; ``GEOSError`` when GEOS itself fails.
     ///
     /// - Parameter sliceBytes: the slice size (tests use tiny ones); by default 1 to 16 MiB.
@@ -131,7 +131,7 @@ package enum GeoJSONFenceReader {
             } catch {
                 throw syntaxError(bytes, name: name, at: error.position)
             }
-            throw FenceFileError(path: name, reason: "expected a GeoJSON FeatureCollection object, found \(GeoJSONFeatureReader.typeName(first!))")
+            throw FileError(path: name, reason: "expected a GeoJSON FeatureCollection object, found \(GeoJSONFeatureReader.typeName(first!))")
         }
         var type: Range<Int>? = nil
         var features: Decoded? = nil
@@ -168,17 +168,17 @@ package enum GeoJSONFenceReader {
         let typeValue = type.flatMap { try? JSONParser.parse(UnsafeRawBufferPointer(start: base + $0.lowerBound, count: $0.count)) }
         guard typeValue?.stringValue == "FeatureCollection" else {
             let found = typeValue.map { JSONWriter.string($0) } ?? "no \"type\""
-            throw FenceFileError(path: name, reason: "expected a GeoJSON FeatureCollection (\"type\": \"FeatureCollection\"), found \(found)")
+            throw FileError(path: name, reason: "expected a GeoJSON FeatureCollection (\"type\": \"FeatureCollection\"), found \(found)")
         }
         guard let decoded = features else {
-            throw FenceFileError(path: name, reason: "the FeatureCollection has no \"features\" array")
+            throw FileError(path: name, reason: "the FeatureCollection has no \"features\" array")
         }
         return decoded
     }
 
     /// The file error for a record of a sequence that is not JSON: ``JSONParser``'s message
     /// for the record (to the end of its line, or to the next RS), placed in the file.
-    static func recordSyntaxError(_ bytes: UnsafeRawBufferPointer, name: String, _ failure: SliceSyntaxError) -> FenceFileError {
+    static func recordSyntaxError(_ bytes: UnsafeRawBufferPointer, name: String, _ failure: SliceSyntaxError) -> FileError {
         let start = Swift.min(failure.featureStart, bytes.count)
         var end = Swift.min(Swift.max(failure.position, start), bytes.count)
         while end < bytes.count, bytes[end] != 0x0A, bytes[end] != 0x1E { end += 1 }
@@ -189,19 +189,19 @@ package enum GeoJSONFenceReader {
             try JSONParser.validate(record)
         } catch {
             let column = error.line == 1 ? start - lineStart + error.column : error.column
-            return FenceFileError(path: name, reason: "not valid JSON (line \(line + error.line - 1), column \(column): \(error.reason))")
+            return FileError(path: name, reason: "not valid JSON (line \(line + error.line - 1), column \(column): \(error.reason))")
         }
-        return FenceFileError(path: name, reason: "not valid JSON (at byte \(failure.position))")
+        return FileError(path: name, reason: "not valid JSON (at byte \(failure.position))")
     }
 
     /// The file error for a text that is not JSON: ``JSONParser``'s message for the whole
     /// text (the same as the tree reader gave).
-    static func syntaxError(_ bytes: UnsafeRawBufferPointer, name: String, at position: Int) -> FenceFileError {
+    static func syntaxError(_ bytes: UnsafeRawBufferPointer, name: String, at position: Int) -> FileError {
         do {
             try JSONParser.validate(bytes)
         } catch {
-            return FenceFileError(path: name, reason: "not valid JSON (\(error))")
+            return FileError(path: name, reason: "not valid JSON (\(error))")
         }
-        return FenceFileError(path: name, reason: "not valid JSON (at byte \(position))")
+        return FileError(path: name, reason: "not valid JSON (at byte \(position))")
     }
 }

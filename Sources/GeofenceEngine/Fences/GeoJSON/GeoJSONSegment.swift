@@ -20,12 +20,12 @@ struct GeoJSONSegment {
     var count = 0
     var reader = GeoJSONFeatureReader()
     /// Problems with feature indices counted from the slice's first feature.
-    var problems: [FenceProblem] = []
+    var problems: [FenceValidationError.Problem] = []
     /// Polygons rejected by the geometry check: still part of the duplicate-id check.
     var rejected = ByteTableBuilder()
     var rejectedIndexes: [Int] = []
     /// Polygons repaired by MakeValid (indices as in `problems`).
-    var repairs: [FenceProblem] = []
+    var repairs: [FenceValidationError.Problem] = []
     var geometryError: GEOSErrorBox? = nil
 
     /// How features follow one another.
@@ -92,18 +92,18 @@ struct GeoJSONSegment {
         count += 1
         switch try reader.read(&s, index: index, depth: depth) {
         case .problem(let id, let reason):
-            problems.append(FenceProblem(featureIndex: index, id: id, reason: reason))
+            problems.append(FenceValidationError.Problem(featureIndex: index, id: id, reason: reason))
         case .fence:
             guard reader.records.isPolygon(reader.records.count - 1) else { return }
             do throws(GEOSError) {
                 switch try check.checkLast(&reader.records) {
                 case .valid: break
                 case .repaired(let reason):
-                    repairs.append(FenceProblem(featureIndex: index, id: reader.records.ids.string(reader.records.count - 1), reason: reason))
+                    repairs.append(FenceValidationError.Problem(featureIndex: index, id: reader.records.ids.string(reader.records.count - 1), reason: reason))
                 case .invalid(let reason):
                     let id = reader.records.ids.string(reader.records.count - 1)
                     reader.records.removeLast()
-                    problems.append(FenceProblem(featureIndex: index, id: id, reason: reason))
+                    problems.append(FenceValidationError.Problem(featureIndex: index, id: id, reason: reason))
                     rejected.append(id)
                     rejectedIndexes.append(index)
                 }

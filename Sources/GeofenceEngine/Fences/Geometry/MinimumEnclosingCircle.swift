@@ -21,7 +21,7 @@ enum MinimumEnclosingCircle {
 
     /// The circle around the exterior rings of record `i` (a polygon).
     /// - Complexity: O(v) expected for v exterior vertices (two `sincos` each).
-    static func of(_ r: FenceRecords, _ i: Int, scratch: inout Scratch) -> EnclosingCircle {
+    static func of(_ r: FenceRecords, _ i: Int, scratch: inout Scratch) -> Fence.EnclosingCircle {
         let parts = Int(r.partStarts[i])..<Int(r.partStarts[i + 1])
         // Pointers, not the records: a closure capturing the records copies them (a retain and
         // a release of each of their arrays per polygon).
@@ -52,7 +52,7 @@ enum MinimumEnclosingCircle {
     ///   the vertices whose chord is within rounding of the longest.
     /// The radius is that of the ten calls' method for the centre found, and the centre agrees
     /// with it to rounding (tested on every fence file against GEOS's planar circle).
-    static func of(exteriors count: Int, scratch: inout Scratch, _ exterior: (Int) -> UnsafeBufferPointer<Double>) -> EnclosingCircle {
+    static func of(exteriors count: Int, scratch: inout Scratch, _ exterior: (Int) -> UnsafeBufferPointer<Double>) -> Fence.EnclosingCircle {
         scratch.units.removeAll(keepingCapacity: true)
         scratch.points.removeAll(keepingCapacity: true)
         var sx = 0.0, sy = 0.0, sz = 0.0
@@ -75,7 +75,7 @@ enum MinimumEnclosingCircle {
         let center = frame.unproject(x: planar.x, y: planar.y)
         let radius = Sphere.distance(haversineTerm: largestHaversineTerm(from: center, units: scratch.units, exteriors: count, exterior))
         // Round up to the millimetre so the circle holds every vertex despite rounding.
-        return EnclosingCircle(center: center, radius: (radius * 1000).rounded(.up) / 1000 + 0.001)
+        return Fence.EnclosingCircle(center: center, radius: (radius * 1000).rounded(.up) / 1000 + 0.001)
     }
 
     /// The largest haversine term from `center` to an exterior vertex (the farthest vertex:

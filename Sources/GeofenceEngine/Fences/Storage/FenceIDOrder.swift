@@ -51,8 +51,8 @@ enum FenceIDOrder {
     /// The slots of the records (the first `recordLists` lists) in id order, and a problem
     /// for every id used before: the feature is named, with the first feature that used it
     /// (semantics §1). Lists after the records hold ids that count for the check only.
-    static func resolve(_ lists: [(ids: ByteTableBuilder, featureIndexes: [Int])], recordLists: Int) -> (slots: [RecordReference], duplicates: [FenceProblem]) {
-        var slots: [RecordReference] = [], duplicates: [FenceProblem] = []
+    static func resolve(_ lists: [(ids: ByteTableBuilder, featureIndexes: [Int])], recordLists: Int) -> (slots: [RecordReference], duplicates: [FenceValidationError.Problem]) {
+        var slots: [RecordReference] = [], duplicates: [FenceValidationError.Problem] = []
         let entries = sorted(lists)
         slots.reserveCapacity(entries.count)
         var first = 0
@@ -60,7 +60,7 @@ enum FenceIDOrder {
             if k > 0, entries[k - 1].prefix == entry.prefix, compare(entries[first].reference, entry.reference, lists) == 0 {
                 let id = lists[Int(entry.reference.chunk)].ids.slice(Int(entry.reference.index))
                 let text = String(decoding: id, as: UTF8.self)
-                duplicates.append(FenceProblem(
+                duplicates.append(FenceValidationError.Problem(
                     featureIndex: entry.featureIndex, id: text,
                     reason: "duplicate id \(JSONWriter.quoted(text)) (also used by feature \(entries[first].featureIndex))"))
                 continue

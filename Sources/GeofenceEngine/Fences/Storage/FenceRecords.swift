@@ -48,7 +48,7 @@ struct FenceRecords: Sendable {
 
     /// Appends a fence built in code.
     mutating func append(_ fence: Fence) {
-        beginFence(id: fence.id, featureIndex: fence.featureIndex)
+        beginFence(id: fence.geofenceID, featureIndex: fence.featureIndex)
         var flags: FenceAttributes = []
         if let library = fence.library {
             libraries.append(library)
