@@ -180,7 +180,9 @@ struct EvaluateCommand: ParsableCommand {
         }
         PhaseTrace.mark("evaluate: fences loaded")
         let carried = try carriedState(shard: options.shard, configuration: options.configuration)
+        if carried != nil { PhaseTrace.mark("evaluate: state read") }
         let epochs = try epochs(fenceSet: fenceSet, carried: carried, updates: updates, configuration: options.configuration)
+        if epochs != nil { PhaseTrace.mark("evaluate: fence updates loaded") }
         let result: BatchSummary = try CLIError.reporting {
             let evaluator = try BatchEvaluator(
                 fenceSet: fenceSet, options: options, epochs: epochs, carried: carried, keepPending: stateOut != nil)
@@ -203,7 +205,10 @@ struct EvaluateCommand: ParsableCommand {
             }
             summaryFile?.removePreviousFile()
             // The state is written in full before any output appears, and appears last.
-            if let stateFile { try stateFile.write(evaluator.carriedStateBytes()) }
+            if let stateFile {
+                try evaluator.writeCarriedState(to: stateFile)
+                PhaseTrace.mark("evaluate: state encoded and written")
+            }
             try sink.commit()
             try summaryFile?.commit()
             try stateFile?.commit()

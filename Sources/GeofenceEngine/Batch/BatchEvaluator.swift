@@ -77,12 +77,14 @@ public final class BatchEvaluator {
         return summary
     }
 
-    /// The state file's bytes after a run with `keepPending`: every device's tracker (on the
+    /// Writes the state file after a run with `keepPending`: every device's tracker (on the
     /// last epoch's set, which the file carries), the watermark, the shard and the options.
-    package func carriedStateBytes() -> [UInt8] {
-        CarriedState.fileBytes(
+    /// - Throws: ``FileError`` when the sink cannot be written.
+    package func writeCarriedState(to sink: OutputSink) throws(FileError) {
+        try CarriedState.write(
             fenceSet: epochs?.sets.last ?? fenceSet, watermark: watermark, shard: options.shard, configuration: options.configuration,
-            deviceCount: carriedOutCount, devices: carriedOut.bytes)
+            deviceCount: carriedOutCount, devices: carriedOut.bytes
+        ) { (bytes) throws(FileError) in try sink.write(bytes) }
     }
 
     /// Opens a fix file and reads its header, as ``run(fixes:output:progress:)`` does: the
@@ -360,7 +362,7 @@ public final class BatchEvaluator {
                 else { for k in result.removalExits.indices { summary.removalExits[k] += result.removalExits[k] } }
             }
             if keepPending {
-                carriedOut.bytes.append(contentsOf: result.state)
+                carriedOut.bytes.append(contentsOf: result.state.bytes)
                 carriedOutCount += 1
             }
             if result.latest != Int64.min { watermark = Swift.max(watermark ?? Int64.min, result.latest) }

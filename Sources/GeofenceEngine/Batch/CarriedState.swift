@@ -11,7 +11,8 @@ import Foundation
 ///
 /// File format (binary, little-endian), written atomically:
 /// - bytes 0–15: the magic `GEOFENCE-STATE\n\0`; 16–19: the version (1); 20–23: zero;
-///   24–31: the file's length; 32–39: XXH64 of bytes 48 to the end; 40–47: XXH64 of bytes 0–39;
+///   24–31: the file's length; 32–39: the content's checksum (``contentHash(_:)`` of its five
+///   parts); 40–47: XXH64 of bytes 0–39;
 /// - then a length-prefixed JSON object (`shard`, `watermark`, `configuration`, `devices`),
 ///   the fence set as a length-prefixed compiled fence file, the device count, and per device
 ///   (ascending id, UTF-8 byte order) its id and its tracker (``DeviceTracker`` binary form,
@@ -70,18 +71,22 @@ package final class CarriedState: @unchecked Sendable {
                 throw length > UInt64(raw.count) ? truncated("the header announces \(length) bytes, the file holds \(raw.count)")
                     : corrupt("the header announces \(length) bytes, the file holds \(raw.count)")
             }
-            guard XXH64.hash(UnsafeRawBufferPointer(rebasing: raw[Self.headerSize...])) == word(32) else {
-                throw corrupt("the content's checksum does not match (damaged)")
-            }
             var reader = ByteReader(raw, from: Self.headerSize)
             do throws(ByteReadError) {
                 let metaRange = try reader.blob("the description")
+                let fenceRange = try reader.blob("the fence set")
+                let count = try reader.count("the device count", below: raw.count)
+                let parts = [
+                    Self.headerSize..<metaRange.upperBound, metaRange.upperBound..<fenceRange.lowerBound, fenceRange,
+                    fenceRange.upperBound..<reader.offset, reader.offset..<raw.count,
+                ]
+                guard Self.contentHash(parts.map { XXH64.hash(UnsafeRawBufferPointer(rebasing: raw[$0])) }) == word(32) else {
+                    throw reader.fail("the content's checksum does not match (damaged)")
+                }
                 let meta: Meta
                 do { meta = try JSONDecoder().decode(Meta.self, from: Data(raw[metaRange])) } catch {
                     throw reader.fail("the description is not valid: \(error)")
                 }
-                let fenceRange = try reader.blob("the fence set")
-                let count = try reader.count("the device count", below: raw.count)
                 guard count == meta.devices else { throw reader.fail("\(count) devices, the description says \(meta.devices)") }
                 var ids: [String] = [], starts: [Int] = []
                 ids.reserveCapacity(count)
@@ -147,36 +152,73 @@ package final class CarriedState: @unchecked Sendable {
         var devices: Int
     }
 
-    /// The bytes of a state file.
+    /// The checksum of a file's content: XXH64 over the XXH64s of its five parts (the
+    /// description, the fence set's length and bytes, the device count and the devices), so a
+    /// writer hashes each part where it lies and hands the parts over without joining them.
+    static func contentHash(_ hashes: [UInt64]) -> UInt64 {
+        var words = ByteWriter()
+        for h in hashes { words.word(h) }
+        return words.bytes.withUnsafeBytes { XXH64.hash($0) }
+    }
+
+    /// Hands a state file's bytes to `put`, in order, without copying the fence set's or
+    /// the devices' bytes: the header, the description, the fence set, the devices.
     /// - Parameter devices: each device's id and its tracker's binary form, ascending by id.
+    package static func write<E: Error>(
+        fenceSet: FenceSet, watermark: Int64?, shard: ShardSpec, configuration: TrackerConfiguration, deviceCount: Int,
+        devices: [UInt8], to put: (UnsafeRawBufferPointer) throws(E) -> Void
+    ) throws(E) {
+        var meta = ByteWriter()
+        let description = Meta(shard: shard.description, watermark: watermark, configuration: configuration, devices: deviceCount)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        meta.blob((try? encoder.encode(description)).map(Array.init) ?? [])
+        let fences = fenceSet.compiledBytes()
+        var fenceLength = ByteWriter()
+        fenceLength.varint(UInt64(fences.count))
+        var count = ByteWriter()
+        count.varint(UInt64(deviceCount))
+        let parts = [meta.bytes, fenceLength.bytes, fences, count.bytes, devices]
+        let hashes = parts.map { $0.withUnsafeBytes { XXH64.hash($0) } }
+        var header = ByteWriter()
+        header.bytes = magic
+        header.word(UInt64(version))
+        header.word(UInt64(headerSize + meta.bytes.count + fenceLength.bytes.count + fences.count + count.bytes.count + devices.count))
+        header.word(contentHash(hashes))
+        header.word(header.bytes.withUnsafeBytes { XXH64.hash($0) })
+        for part in [header.bytes] + parts {
+            let result: Result<Void, E> = part.withUnsafeBytes { raw in
+                do throws(E) { try put(raw); return .success(()) } catch { return .failure(error) }
+            }
+            try result.get()
+        }
+    }
+
+    /// The bytes of a state file, joined (tests and the fuzz target).
     package static func fileBytes(
         fenceSet: FenceSet, watermark: Int64?, shard: ShardSpec, configuration: TrackerConfiguration, deviceCount: Int,
         devices: [UInt8]
     ) -> [UInt8] {
-        var out = ByteWriter()
-        out.bytes = Array(repeating: 0, count: headerSize)
-        let meta = Meta(shard: shard.description, watermark: watermark, configuration: configuration, devices: deviceCount)
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        out.blob((try? encoder.encode(meta)).map(Array.init) ?? [])
-        out.blob(fenceSet.compiledBytes())
-        out.varint(UInt64(deviceCount))
-        out.bytes.append(contentsOf: devices)
-        var header = ByteWriter()
-        header.bytes = magic
-        header.word(UInt64(version))
-        header.word(UInt64(out.bytes.count))
-        header.word(out.bytes.withUnsafeBytes { XXH64.hash(UnsafeRawBufferPointer(rebasing: $0[headerSize...])) })
-        header.word(header.bytes.withUnsafeBytes { XXH64.hash($0) })
-        out.bytes.replaceSubrange(0..<headerSize, with: header.bytes)
-        return out.bytes
+        var out: [UInt8] = []
+        write(fenceSet: fenceSet, watermark: watermark, shard: shard, configuration: configuration, deviceCount: deviceCount, devices: devices) {
+            (raw: UnsafeRawBufferPointer) throws(Never) in out.append(contentsOf: raw)
+        }
+        return out
     }
 
     /// One device's entry in the file's device list: its id, then its tracker, as a blob.
     static func deviceEntry(id: String, tracker: DeviceTracker, to out: inout ByteWriter) {
-        out.blob(Array(id.utf8))
-        var state = ByteWriter()
-        tracker.encodeBinary(to: &state)
-        out.blob(state.bytes)
+        var scratch = ByteWriter()
+        deviceEntry(id: id, tracker: tracker, to: &out, scratch: &scratch)
+    }
+
+    /// ``deviceEntry(id:tracker:to:)`` with a scratch writer for the tracker's bytes, reused
+    /// device after device (no allocation per device once it has grown).
+    static func deviceEntry(id: String, tracker: DeviceTracker, to out: inout ByteWriter, scratch: inout ByteWriter) {
+        out.varint(UInt64(id.utf8.count))
+        out.bytes.append(contentsOf: id.utf8)
+        scratch.bytes.removeAll(keepingCapacity: true)
+        tracker.encodeBinary(to: &scratch)
+        out.blob(scratch.bytes)
     }
 }

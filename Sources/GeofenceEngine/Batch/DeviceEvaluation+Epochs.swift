@@ -18,7 +18,10 @@ extension BatchWorker {
         var result = DeviceResult()
         result.removalExits = [Int](repeating: 0, count: epochs.updates.count)
         var tracker = restored ?? DeviceTracker(context: epochs.contexts[0])
-        var events: [GeofenceEvent] = []
+        var events = self.events
+        self.events = []
+        events.removeAll(keepingCapacity: true)
+        defer { self.events = events }
         var nearby = self.nearby
         var records = self.records
         var pairs = self.pairs
@@ -32,7 +35,11 @@ extension BatchWorker {
         }
         fixes.gather(into: &records)
         // (first event, epoch) at each change of the set events are made under.
-        var segments: [(start: Int, epoch: Int)] = [(0, 0)]
+        var segments = self.segments
+        self.segments = []
+        segments.removeAll(keepingCapacity: true)
+        segments.append((0, 0))
+        defer { self.segments = segments }
         var epoch = 0
         func applyNext() {
             let before = events.count
@@ -58,9 +65,16 @@ extension BatchWorker {
         }
         while epoch < epochs.updates.count { applyNext() }
         if keepPending {
-            var entry = ByteWriter()
-            CarriedState.deviceEntry(id: deviceID, tracker: tracker, to: &entry)
-            result.state = entry.bytes
+            var entry = stateEntry, scratch = stateScratch
+            stateEntry = ByteWriter()
+            stateScratch = ByteWriter()
+            entry.bytes.removeAll(keepingCapacity: true)
+            CarriedState.deviceEntry(id: deviceID, tracker: tracker, to: &entry, scratch: &scratch)
+            stateScratch = scratch
+            let states = windowStates[currentSet], offset = states.count
+            entry.bytes.withUnsafeBufferPointer { states.append($0.baseAddress!, count: $0.count) }
+            result.state = LineRange(buffer: states, offset: offset, count: states.count - offset)
+            stateEntry = entry
         } else {
             tracker.finish(appendingTo: &events)
         }
@@ -112,16 +126,28 @@ extension BatchWorker {
         result: inout DeviceResult
     ) {
         guard !events.isEmpty else { return }
-        var epochOf = [Int](repeating: 0, count: events.count)
+        var epochOf = self.epochOf, order = self.eventOrder
+        self.epochOf = []
+        self.eventOrder = []
+        defer {
+            self.epochOf = epochOf
+            self.eventOrder = order
+        }
+        epochOf.removeAll(keepingCapacity: true)
+        order.removeAll(keepingCapacity: true)
         for (n, segment) in segments.enumerated() {
             let end = n + 1 < segments.count ? segments[n + 1].start : events.count
-            for i in segment.start..<end { epochOf[i] = segment.epoch }
+            for _ in segment.start..<end { epochOf.append(segment.epoch) }
         }
         func rank(_ i: Int) -> Int32 { epochs.ranks.isEmpty ? events[i].slot : epochs.ranks[epochOf[i]][Int(events[i].slot)] }
-        var order = Array(events.indices)
-        let ordered = zip(order, order.dropFirst()).allSatisfy { a, b in
-            events[a].timestamp < events[b].timestamp || (events[a].timestamp == events[b].timestamp && rank(a) <= rank(b))
+        var ordered = true
+        for i in events.indices.dropFirst() where events[i - 1].timestamp >= events[i].timestamp {
+            if events[i - 1].timestamp > events[i].timestamp || rank(i - 1) > rank(i) {
+                ordered = false
+                break
+            }
         }
+        order.append(contentsOf: events.indices)
         if !ordered {
             order.sort { a, b in
                 if events[a].timestamp != events[b].timestamp { return events[a].timestamp < events[b].timestamp }

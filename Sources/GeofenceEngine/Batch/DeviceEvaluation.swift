@@ -17,8 +17,9 @@ struct DeviceResult: Sendable {
     var rejections: [(BatchSummary.RejectionReason, String)] = []
     /// With fence updates: the removal exits of each update.
     var removalExits: [Int] = []
-    /// With a carried state to write: the device's entry (its id and tracker).
-    var state: [UInt8] = []
+    /// With a carried state to write: the device's entry (its id and tracker), in the
+    /// worker's window state buffer (as `lines` is in its line buffer).
+    var state = LineRange()
     /// The latest accepted fix time, `Int64.min` when none was.
     var latest = Int64.min
 }
@@ -55,6 +56,14 @@ final class BatchWorker {
     /// own were freed after writing and their pages faulted in again for the next ones (the
     /// 117 MB of the Austin run faulted whole).
     let windowLines = [ScratchArray<UInt8>(capacity: 1 << 16), ScratchArray<UInt8>(capacity: 1 << 16)]
+    /// The same for the devices' state entries (runs that write a state file).
+    let windowStates = [ScratchArray<UInt8>(capacity: 1 << 12), ScratchArray<UInt8>(capacity: 1 << 12)]
+    /// Reused by ``evaluateCarried(deviceID:fixes:restored:)``: a device's state entry, and
+    /// its events' epochs and order.
+    var stateEntry = ByteWriter(), stateScratch = ByteWriter()
+    var epochOf: [Int] = []
+    var eventOrder: [Int] = []
+    var segments: [(start: Int, epoch: Int)] = []
     var currentSet = 0
     /// With fence updates or a carried state (``evaluateCarried(deviceID:fixes:restored:)``):
     /// the epochs, an evaluator per epoch (the first is `evaluator`), and whether pending
@@ -81,6 +90,7 @@ final class BatchWorker {
     func startWindow(_ set: Int) {
         currentSet = set
         windowLines[set].count = 0
+        windowStates[set].count = 0
     }
 
     /// The fences containing each of `records`, by the batch query (fix index, slot).
