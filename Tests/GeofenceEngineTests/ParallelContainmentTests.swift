@@ -55,7 +55,7 @@ struct ParallelContainmentTests {
     /// The split by ranges equals one evaluator and the scan, with and without levels, under
     /// every option, in both orders and with one range, one a thread or four; and so does the
     /// public call, in every order.
-    @Test("the ranges equal one evaluator and the scan", arguments: testSeeds(2, base: 301))
+    @Test("the ranges equal one evaluator and the scan", arguments: testSeeds(sized(full: 2, quick: 1), base: 301))
     func equalsTwins(seed: UInt64) throws {
         for (name, base) in IndexedContainmentTests.worlds {
             let probe = try Case(base, seed: seed, fixes: 1)
@@ -117,7 +117,7 @@ struct ParallelContainmentTests {
     /// and one of near and far fixes, in tile order and in input order. The callers' pairs are
     /// reused from call to call, as the arrays are resized rather than cleared (nothing of a
     /// larger answer before may stay); and without a grid (no fences) a reused answer empties.
-    @Test("calls in a row, each its own answer", arguments: testSeeds(2, base: 307))
+    @Test("calls in a row, each its own answer", arguments: testSeeds(sized(full: 2, quick: 1), base: 307))
     func callsInARow(seed: UInt64) throws {
         let c = try Case(.city, seed: seed, fixes: 6_000)
         let parallel = try ParallelContainmentEvaluator(fenceSet: c.set, threads: 2, minimumFixes: 1_000)

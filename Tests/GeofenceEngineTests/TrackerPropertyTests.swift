@@ -155,7 +155,7 @@ struct TrackerPropertyTests {
         }.map(\.element)
     }
 
-    @Test("random walks: the tracker agrees with its slow twin, event by event", arguments: 0..<4)
+    @Test("random walks: the tracker agrees with its slow twin, event by event", arguments: sized(full: 0..<4, quick: 0..<2))
     func agreesWithTwin(batch: Int) throws {
         var totals = [GeofenceEvent.EventType: Int]()
         for k in 0..<40 {
