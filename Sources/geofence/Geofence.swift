@@ -10,6 +10,7 @@ struct Geofence: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "geofence",
         abstract: "Exact, fast geofence containment and events for moving devices.",
+        version: GeofenceEngineVersion.current,
         subcommands: [
             ValidateCommand.self, CompileCommand.self, ContainsCommand.self, NearestCommand.self, PlanCommand.self, PlacesCommand.self,
             EvaluateCommand.self, MergeCommand.self,
