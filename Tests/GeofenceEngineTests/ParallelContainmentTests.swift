@@ -63,23 +63,27 @@ struct ParallelContainmentTests {
             let c = try Case(base, seed: seed, fixes: max(3_000, cells / 4 + 500))
             // Three threads: ranges of unequal sizes.
             let team = try [3, 2].map { try ParallelContainmentEvaluator(fenceSet: c.set, threads: $0, minimumFixes: 1_000) }
-            for withLevels in [false, true] {
-                for options in [ContainmentOptions(), ContainmentOptions(levelFences: false), ContainmentOptions(globalFences: false)] {
-                    let levels = withLevels ? c.levels : nil
-                    let expected = try Self.single(c, levels: levels, options: options, order: .input)
-                    if !withLevels && options == ContainmentOptions() {
-                        let scanned = try CellSweepTwinTests.scan(ContainmentEvaluator(fenceSet: c.set), c.points, levels: levels, options: options)
-                        Self.expectSame(expected, scanned, "seed \(seed) \(name): one evaluator \(expected.count) pairs, scan \(scanned.count)")
-                    }
-                    for parallel in team.prefix(1) {
-                        let what = "seed \(seed) \(name) threads \(parallel.threads) levels \(withLevels) \(options)"
-                        // One range a thread and tile order, four a thread and input order, and one range.
-                        for (order, ranges) in [(ContainmentPairs.Order.tiles, parallel.threads), (.input, 4 * parallel.threads), (.input, 1)] {
-                            let got = try Self.run(parallel, c, levels: levels, options: options) { input, pairs in
-                                try parallel.splitByFixes(input, order: order, ranges: ranges, into: &pairs)
-                            }
-                            Self.expectSame(got, expected, "\(what) \(order) \(ranges) ranges: \(got.count) pairs, one evaluator \(expected.count)")
+            // Every option with and without levels under `make test-long`; under `make test`
+            // (and `make sanitize`) each option once, levels on for the two that concern them.
+            let all = [ContainmentOptions(), ContainmentOptions(levelFences: false), ContainmentOptions(globalFences: false)]
+            let cases = sized(
+                full: [false, true].flatMap { withLevels in all.map { (withLevels, $0) } },
+                quick: [(false, all[0]), (true, all[1]), (true, all[2])])
+            for (withLevels, options) in cases {
+                let levels = withLevels ? c.levels : nil
+                let expected = try Self.single(c, levels: levels, options: options, order: .input)
+                if !withLevels && options == ContainmentOptions() {
+                    let scanned = try CellSweepTwinTests.scan(ContainmentEvaluator(fenceSet: c.set), c.points, levels: levels, options: options)
+                    Self.expectSame(expected, scanned, "seed \(seed) \(name): one evaluator \(expected.count) pairs, scan \(scanned.count)")
+                }
+                for parallel in team.prefix(1) {
+                    let what = "seed \(seed) \(name) threads \(parallel.threads) levels \(withLevels) \(options)"
+                    // One range a thread and tile order, four a thread and input order, and one range.
+                    for (order, ranges) in [(ContainmentPairs.Order.tiles, parallel.threads), (.input, 4 * parallel.threads), (.input, 1)] {
+                        let got = try Self.run(parallel, c, levels: levels, options: options) { input, pairs in
+                            try parallel.splitByFixes(input, order: order, ranges: ranges, into: &pairs)
                         }
+                        Self.expectSame(got, expected, "\(what) \(order) \(ranges) ranges: \(got.count) pairs, one evaluator \(expected.count)")
                     }
                 }
             }

@@ -174,9 +174,9 @@ struct PlannerTests {
             do {
                 _ = try monitor.update(Fix(timestamp: Timestamp(milliseconds: 0), latitude: bad.latitude, longitude: bad.longitude, accuracy: bad.accuracy))
             } catch { fromMonitor = error }
-            // A bad position is a CoordinateError, a bad accuracy the tracker's rejection.
-            #expect((fromMonitor is CoordinateError) == (bad.accuracy == 0), "\(bad)")
-            #expect(fromMonitor is CoordinateError || fromMonitor is TrackerRejection, "\(bad)")
+            // A refused fix is a TrackerRejection: coordinate for a bad position, accuracy else.
+            let reason = (fromMonitor as? TrackerRejection)?.reason
+            #expect(reason == (bad.accuracy == 0 ? .coordinate : .accuracy), "\(bad)")
             var fromPlanner: (any Error)?
             do {
                 _ = try planner.plan(latitude: bad.latitude, longitude: bad.longitude, accuracy: bad.accuracy, registered: [], evaluator: e)
@@ -189,10 +189,10 @@ struct PlannerTests {
             do {
                 _ = try planner.plan(latitude: lat, longitude: lon, accuracy: acc, registered: [], evaluator: e)
                 Issue.record("(\(lat), \(lon)) accuracy \(acc): no error")
+            } catch let TrackerRejection.coordinate(error) {
+                #expect(!acc.isNaN && error.reason == (lat.isNaN ? .latitudeNotFinite : .longitudeNotFinite), "\(error)")
             } catch let rejection as TrackerRejection {
                 #expect(acc.isNaN && rejection.reason == .accuracy, "\(rejection)")
-            } catch let error as CoordinateError {
-                #expect(!acc.isNaN && error.reason == (lat.isNaN ? .latitudeNotFinite : .longitudeNotFinite), "\(error)")
             }
         }
         // Extreme numbers are errors or work, never overflow.

@@ -37,6 +37,20 @@ struct PublicAPITests {
         return nil
     }
 
+    /// The CoordinateError a `TrackerRejection.coordinate` thrown by `body` carries (a fix
+    /// refused), or nil (recording an issue) for anything else.
+    static func rejectedCoordinate(_ what: String, _ body: () throws -> Void) -> CoordinateError? {
+        do {
+            try body()
+            Issue.record("\(what): no error")
+        } catch let TrackerRejection.coordinate(error) {
+            return error
+        } catch {
+            Issue.record("\(what): \(type(of: error)) \(error), not a TrackerRejection.coordinate")
+        }
+        return nil
+    }
+
     @Test("GEOSError and CoordinateError are nameable with import GeofenceEngine alone")
     func errorsAreNameable() {
         func throwing(_ error: any Error) throws { throw error }
@@ -52,7 +66,7 @@ struct PublicAPITests {
         #expect(CoordinateError(Coordinate(latitude: 90, longitude: -180)) == nil)
     }
 
-    @Test("the evaluator, the monitor, the planner and the tracker reject the same bad point with the same CoordinateError")
+    @Test("the evaluator throws the CoordinateError that the monitor, the planner and the tracker's TrackerRejection.coordinate carry")
     func badPointsThrowEverywhere() throws {
         let set = try Self.fences()
         let evaluator = try ContainmentEvaluator(fenceSet: set)
@@ -72,9 +86,9 @@ struct PublicAPITests {
                 Self.coordinateError("distance \(what)") {
                     _ = try evaluator.distance(to: "home", latitude: bad.latitude, longitude: bad.longitude)
                 },
-                Self.coordinateError("monitor.update \(what)") { _ = try monitor.update(fix) },
-                Self.coordinateError("monitor.recalculateNearby \(what)") { _ = try monitor.recalculateNearby(fix) },
-                Self.coordinateError("planner \(what)") {
+                Self.rejectedCoordinate("monitor.update \(what)") { _ = try monitor.update(fix) },
+                Self.rejectedCoordinate("monitor.recalculateNearby \(what)") { _ = try monitor.recalculateNearby(fix) },
+                Self.rejectedCoordinate("planner \(what)") {
                     _ = try planner.plan(latitude: bad.latitude, longitude: bad.longitude, registered: [], evaluator: evaluator)
                 },
             ]

@@ -28,11 +28,12 @@ public final class TrackerContext: Sendable {
     let levels: FrozenPointer<Int>
     let fenceDwell: FrozenPointer<Int64>
     let fenceCount: Int
-    /// The fences' ids as strings, made once when the set has at most
-    /// ``eagerIDLimit`` fences (events then share them: an id of more than 15 bytes is a heap
-    /// allocation per event otherwise, measured 6 % of the Austin run); empty for larger sets,
-    /// whose events make their id from the set's blob, so opening a million fences stays cheap.
-    let fenceIDs: [String]
+    /// Each fence's id and where its attributes are read, as events hold them: made once when
+    /// the set has at most ``eagerIDLimit`` fences (events then share them: an id of more than
+    /// 15 bytes is a heap allocation per event otherwise, measured 6 % of the Austin run);
+    /// empty for larger sets, whose events make theirs from the set's blob, so opening a
+    /// million fences stays cheap.
+    let eventSources: [EventSource]
     static let eagerIDLimit = 1 << 16
     /// False for the batch evaluator, whose events are written from the fences' rendered
     /// fragments by slot: their ``GeofenceEvent/geofenceID`` is then empty, so making, sorting
@@ -73,7 +74,8 @@ public final class TrackerContext: Sendable {
         levels = FrozenPointer(fenceSet.storage.levels)
         fenceDwell = FrozenPointer(fenceSet.storage.dwellMilliseconds)
         fenceCount = fenceSet.count
-        fenceIDs = idsInEvents && fenceSet.count <= Self.eagerIDLimit ? (0..<fenceSet.count).map { fenceSet.geofenceID(at: $0) } : []
+        eventSources = idsInEvents && fenceSet.count <= Self.eagerIDLimit
+            ? (0..<fenceSet.count).map { EventSource(geofenceID: fenceSet.geofenceID(at: $0), fenceSet: fenceSet) } : []
         levelFences = configuration.levelFences
         globalFences = configuration.globalFences
         ignoreMilliseconds = TrackerConfiguration.milliseconds(configuration.ignorePeriod)
@@ -105,9 +107,9 @@ public final class TrackerContext: Sendable {
 
     /// The id of the fence in `slot`, for an event.
     @inline(__always)
-    func fenceID(_ slot: Int) -> String {
-        guard idsInEvents else { return "" }
-        return fenceIDs.isEmpty ? fenceSet.geofenceID(at: slot) : fenceIDs[slot]
+    func eventSource(_ slot: Int) -> EventSource? {
+        guard idsInEvents else { return nil }
+        return eventSources.isEmpty ? EventSource(geofenceID: fenceSet.geofenceID(at: slot), fenceSet: fenceSet) : eventSources[slot]
     }
 
     /// The dwell time in ms of the fence in `slot` (its own, else the default), 0 = disabled.

@@ -70,7 +70,7 @@ extension DeviceTracker {
         }
         if kept < tracks.count { tracks.removeLast(tracks.count - kept) }
         places.move(slots: map, to: update.change.new, removalExitAt: exits > 0 ? update.time : nil)
-        context = update.context
+        self = DeviceTracker(moving: self, to: update.context)
         recomputeNextDue()
         if tracks.contains(where: { $0.isSettled(at: t) }) { tracks.removeAll { $0.isSettled(at: t) } }
     }
@@ -80,8 +80,8 @@ extension DeviceTracker {
     private func removalExit(slot: Int32, at time: Int64, context old: TrackerContext) -> GeofenceEvent {
         let position = duePosition
         var event = GeofenceEvent(
-            type: .exit, timestamp: Timestamp(milliseconds: time), slot: slot, geofenceID: old.fenceID(Int(slot)),
-            latitude: position.latitude, longitude: position.longitude, fenceSet: old.idsInEvents ? old.fenceSet : nil)
+            type: .exit, timestamp: Timestamp(milliseconds: time), slot: slot, latitude: position.latitude,
+            longitude: position.longitude, source: old.eventSource(Int(slot)))
         event.reason = .fenceRemoved
         return event
     }
