@@ -72,7 +72,7 @@ consumer: deps
 # seeds (Fuzz/corpus/<target>) and its working corpus (.build-fuzz/corpus/<target>, not in
 # git); a crash is written to Fuzz/crashes/<target>/ and fails the run.
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS ?= geojson csv-row timestamp snapshot fence-file
+FUZZ_TARGETS ?= geojson csv-row timestamp snapshot fence-file state
 FUZZ_BUILD := .build-fuzz
 FUZZ_FLAGS := -Xswiftc -sanitize=fuzzer,address -Xswiftc -DGEOFENCE_FUZZ
 
