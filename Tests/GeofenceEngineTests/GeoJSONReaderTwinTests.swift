@@ -83,12 +83,14 @@ struct GeoJSONReaderTwinTests {
     /// The repository's data folder.
     static var data: URL { URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("data") }
 
-    /// The fence files of data/ and, when present, the peers' world (1k and 10k; 100k with
+    /// The fence files of data/ and, when present, the benchmark's world (1k and 10k; 100k with
     /// GEOFENCE_TWIN_LARGE=1).
     static var files: [String] {
         var files = ["austin/fences.geojson", "austin/neighborhoods.geojson", "polygons/neighborhoods_multicity.geojson"]
             .map { data.appendingPathComponent($0).path }
-        let peers = ProcessInfo.processInfo.environment["GEOFENCE_PEERS_DATA"] ?? "/tmp/peers/data"
+        // The world `make bench` generates inside the clone (or another, named by the variable).
+        let peers = ProcessInfo.processInfo.environment["GEOFENCE_PEERS_DATA"]
+            ?? data.deletingLastPathComponent().appendingPathComponent(".build-peers/world").path
         var sizes = [1000, 10000]
         if ProcessInfo.processInfo.environment["GEOFENCE_TWIN_LARGE"] != nil { sizes.append(100_000) }
         for n in sizes where FileManager.default.fileExists(atPath: "\(peers)/fences_\(n).geojson") {
