@@ -96,22 +96,12 @@ extension BatchWorker {
         for (k, record) in range.enumerated() {
             let fix = record.fix
             if exact {
-                nearby.removeAll(keepingCapacity: true)
-                while next < pairs.count && Int(pairs.fixes[next]) == k {
-                    nearby.append(FenceDistance(slot: pairs.slots[next], distance: 0))
-                    next += 1
-                }
+                Self.nearby(fix: k, pairs: pairs, next: &next, into: &nearby)
             } else {
                 _ = try context.observe(fix, using: evaluator, buffer: &nearby)
             }
             if let rejection = tracker.update(fix: fix, nearby: nearby, appendingTo: &events) {
-                let reason: BatchSummary.RejectionReason =
-                    switch rejection.reason {
-                    case .coordinate: .coordinate
-                    case .accuracy: .accuracy
-                    default: .order
-                    }
-                result.rejections.append((reason, rejection.detail))
+                result.rejections.append((Self.reason(rejection), rejection.detail))
             } else {
                 result.processed += 1
                 result.latest = Swift.max(result.latest, record.timestamp)

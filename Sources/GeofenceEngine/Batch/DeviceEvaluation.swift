@@ -150,23 +150,13 @@ final class BatchWorker {
         for (k, record) in records.enumerated() {
             let fix = record.fix
             if exact {
-                nearby.removeAll(keepingCapacity: true)
-                while next < pairs.count && Int(pairs.fixes[next]) == k {
-                    nearby.append(FenceDistance(slot: pairs.slots[next], distance: 0))
-                    next += 1
-                }
+                Self.nearby(fix: k, pairs: pairs, next: &next, into: &nearby)
             } else {
                 _ = try context.observe(fix, using: evaluator, buffer: &nearby)  // fills `nearby`
             }
             let rejection = tracker.update(fix: fix, nearby: nearby, appendingTo: &events)
             if let rejection {
-                let reason: BatchSummary.RejectionReason =
-                    switch rejection.reason {
-                    case .coordinate: .coordinate
-                    case .accuracy: .accuracy
-                    default: .order
-                    }
-                result.rejections.append((reason, rejection.detail))
+                result.rejections.append((Self.reason(rejection), rejection.detail))
             } else {
                 result.processed += 1
             }
@@ -190,6 +180,27 @@ final class BatchWorker {
             result.lines = LineRange(buffer: lines, offset: offset, count: lines.count - offset)
         }
         return result
+    }
+
+    /// The fences the batch query found for fix `k` (pairs in fix order, read from `next`
+    /// on), as the observation's nearby list: what `observe` gives when the observation is
+    /// plain containment.
+    @inline(__always)
+    static func nearby(fix k: Int, pairs: ContainmentPairs, next: inout Int, into nearby: inout [FenceDistance]) {
+        nearby.removeAll(keepingCapacity: true)
+        while next < pairs.count && Int(pairs.fixes[next]) == k {
+            nearby.append(FenceDistance(slot: pairs.slots[next], distance: 0))
+            next += 1
+        }
+    }
+
+    /// The summary's reason for a rejection by the tracker.
+    static func reason(_ rejection: TrackerRejection) -> BatchSummary.RejectionReason {
+        switch rejection.reason {
+        case .coordinate: .coordinate
+        case .accuracy: .accuracy
+        default: .order
+        }
     }
 
     func isOrdered(_ events: [GeofenceEvent]) -> Bool {
