@@ -43,6 +43,4 @@ package final class FenceEpochs: Sendable {
             ranks = sets.map { set in (0..<set.count).map { place[set.geofenceID(at: $0)]! } }
         }
     }
-
-    var count: Int { sets.count }
 }
