@@ -54,7 +54,7 @@ struct ReplayBenchCommand: ParsableCommand {
         let evaluator = try ContainmentEvaluator(fenceSet: set)
         let loadSeconds = RTreeBench.now() - t0
         t0 = RTreeBench.now()
-        let (tracks, rejected) = try PlannerReplay.loadTracks(path: fixes, evaluator: evaluator)
+        let (tracks, rejected, _) = try PlannerReplay.loadTracks(path: fixes, evaluator: evaluator)
         let evaluateSeconds = RTreeBench.now() - t0
         let fixCount = tracks.reduce(0) { $0 + $1.positions.count }
         print("fences: \(set.count) (\(fences), loaded in \(RTreeBench.fixed(loadSeconds, 2)) s)")

@@ -129,8 +129,8 @@ struct OutputSafetyCLITests {
     func killedRuns() throws {
         try TestFolders.with("geofence-cli") { dir in
             let fences = CLIRunner.repositoryRoot.appendingPathComponent("data/austin/fences.geojson").path
-            let all = try String(contentsOfFile: CLIRunner.repositoryRoot.appendingPathComponent("data/austin/capmetro_avl_traces.csv").path, encoding: .utf8)
-            let fixes = try Self.write(all.split(separator: "\n").prefix(20_001).joined(separator: "\n") + "\n", "x.csv", in: dir)
+            let traces = CLIRunner.repositoryRoot.appendingPathComponent("data/austin/capmetro_avl_traces.csv").path
+            let fixes = try Self.write(try FilePrefix.lines(traces, count: 20_001), "x.csv", in: dir)
             let out = dir.appendingPathComponent("events.ndjson").path
             let summary = dir.appendingPathComponent("summary.json").path
             let old = Array("the previous run's events\n".utf8)

@@ -58,7 +58,7 @@ struct CellSweepTwinTests {
             #expect(evaluator.hot.directoryEnabled, "seed \(seed) \(name): no directory")
             // Enough fixes for one tile per cell (the antimeridian's grid spans every longitude).
             let cells = directory.columns * directory.rows
-            var points = world.queryPoints(count: max(3_000, cells / 4 + 100), fences: fences, &rng)
+            var points = world.queryPoints(count: max(sized(full: 3_000, quick: 800), cells / 4 + 100), fences: fences, &rng)
             points += [Coordinate(latitude: .nan, longitude: 0), points[0], points[0]]
             // One tile per cell: the sweep runs.
             let m = points.count
@@ -142,13 +142,15 @@ struct CellSweepTwinTests {
         let inCells = Set((0..<directory.slots.count).map { directory.slots[$0] })
         #expect(!large.intersection(inCells).isEmpty, "seed \(seed): no fence with boxes both large and in cells (\(large.count) large, \(directory.columns) × \(directory.rows) cells)")
         let cells = directory.columns * directory.rows
-        var points = world.queryPoints(count: max(3_000, cells / 4 + 100), fences: fences, &rng)
-        points += (0..<1_000).map { _ in
+        // `make test`: fewer world fixes (the scan of each takes the time), the same two clusters.
+        var points = world.queryPoints(count: sized(full: max(3_000, cells / 4 + 100), quick: 1_000), fences: fences, &rng)
+        let cluster = sized(full: 1_000, quick: 600)
+        points += (0..<cluster).map { _ in
             Sphere.destination(from: center, distance: rng.double(0...(radius * 1.05)), bearing: rng.double(0...(2 * .pi)))
         }
         // Around the sliver (a few hundred metres wide).
         let sliver = Coordinate(latitude: center.latitude, longitude: -179.9995)
-        points += (0..<1_000).map { _ in
+        points += (0..<cluster).map { _ in
             Sphere.destination(from: sliver, distance: rng.double(0...4_000), bearing: rng.double(0...(2 * .pi)))
         }
         let expected = try Self.scan(evaluator, points, levels: nil, options: ContainmentOptions())

@@ -216,7 +216,7 @@ struct CircleTestTwinTests {
         var held = 0, rejected = 0
         for fence in fences {
             let box = fence.boundingBoxes[0]
-            for _ in 0..<40 {
+            for _ in 0..<sized(full: 40, quick: 12) {
                 var p = Coordinate(latitude: rng.double(box.minLatitude...box.maxLatitude), longitude: rng.double(box.minLongitude...box.maxLongitude))
                 if rng.chance(0.2) { p = Coordinate(latitude: box.minLatitude, longitude: p.longitude) }
                 if rng.chance(0.2) { p = Coordinate(latitude: p.latitude, longitude: box.maxLongitude) }
@@ -228,7 +228,7 @@ struct CircleTestTwinTests {
         }
         #expect(held > 100, "seed \(seed): \(held) points held")
         // Far from every fence, the coverage answers alone.
-        for _ in 0..<2_000 {
+        for _ in 0..<sized(full: 2_000, quick: 600) {
             let p = Coordinate(latitude: rng.double(-60...60), longitude: rng.double(-180...180))
             if try evaluator.containingByScan(latitude: p.latitude, longitude: p.longitude, level: nil).isEmpty { continue }
             #expect(evaluator.coverage.mayHold(latitude: p.latitude, longitude: p.longitude))

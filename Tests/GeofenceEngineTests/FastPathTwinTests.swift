@@ -138,7 +138,7 @@ struct BatchContainmentTests {
             let fences = world.fences(count: 300, &rng)
             let set = try FenceSet(fences)
             let evaluator = try ContainmentEvaluator(fenceSet: set)
-            var points = world.queryPoints(count: 5_000, fences: fences, &rng)
+            var points = world.queryPoints(count: sized(full: 5_000, quick: 1_500), fences: fences, &rng)
             // Invalid fixes answer nothing; repeats of one fix answer alike.
             points += [Coordinate(latitude: .nan, longitude: 0), Coordinate(latitude: 95, longitude: 0), points[0], points[0]]
             let latitudes = points.map(\.latitude), longitudes = points.map(\.longitude)

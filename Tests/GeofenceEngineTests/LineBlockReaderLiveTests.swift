@@ -52,7 +52,8 @@ struct LineBlockReaderLiveTests {
     /// ends at a line break, and the pauses cut it into several blocks although it fits in one.
     @Test("a feed with pauses: blocks end at line breaks and join to the text")
     func pausedFeed() throws {
-        for seed in testSeeds(3) {
+        // A second of pauses a seed: one under `make test`.
+        for seed in testSeeds(sized(full: 3, quick: 1)) {
             var rng = SplitMix64(seed: seed)
             var text = ""
             for k in 0..<rng.int(20...80) { text += "\(k)," + String(repeating: "x", count: rng.int(0...60)) + "\n" }

@@ -60,9 +60,11 @@ struct ParallelContainmentTests {
         for (name, base) in IndexedContainmentTests.worlds {
             let probe = try Case(base, seed: seed, fixes: 1)
             let cells = probe.set.directory.view.columns * probe.set.directory.view.rows
-            let c = try Case(base, seed: seed, fixes: max(3_000, cells / 4 + 500))
+            // At least a tile a cell; the dense pole world (every fence over the pole, many
+            // exact tests a fix) at 800 fixes under `make test`.
+            let c = try Case(base, seed: seed, fixes: max(sized(full: 3_000, quick: 800), cells / 4 + 500))
             // Three threads: ranges of unequal sizes.
-            let team = try [3, 2].map { try ParallelContainmentEvaluator(fenceSet: c.set, threads: $0, minimumFixes: 1_000) }
+            let team = try [3, 2].map { try ParallelContainmentEvaluator(fenceSet: c.set, threads: $0, minimumFixes: 500) }
             // Every option with and without levels under `make test-long`; under `make test`
             // (and `make sanitize`) each option once, levels on for the two that concern them.
             let all = [ContainmentOptions(), ContainmentOptions(levelFences: false), ContainmentOptions(globalFences: false)]

@@ -12,22 +12,22 @@ struct PlannerReplayTests {
     static let fencesPath = root.appendingPathComponent("data/austin/fences.geojson").path
     static let fixesPath = root.appendingPathComponent("data/austin/capmetro_avl_traces.csv").path
 
-    /// Every `stride`-th device of the traces (debug builds are slow; `geofence-bench replay`
-    /// runs all of them in release, with the same code).
-    static func austin(stride: Int) throws -> (ContainmentEvaluator, [ReplayTrack]) {
+    /// Every ``deviceStride``-th device of the traces; only their fixes are evaluated (debug
+    /// builds are slow; `geofence-bench replay` runs all of them in release, with the same code).
+    static func austin() throws -> (ContainmentEvaluator, [ReplayTrack]) {
         let evaluator = try ContainmentEvaluator(fenceSet: try FenceSet.load(path: fencesPath))
-        let (tracks, rejected) = try PlannerReplay.loadTracks(path: fixesPath, evaluator: evaluator)
-        #expect(rejected == 0)
-        #expect(tracks.count == 379 && tracks.reduce(0) { $0 + $1.positions.count } == 160_470)
-        return (evaluator, tracks.enumerated().filter { $0.offset % stride == 0 }.map(\.element))
+        let (tracks, rejected, devices) = try PlannerReplay.loadTracks(path: fixesPath, evaluator: evaluator, deviceStride: deviceStride)
+        #expect(rejected == 0 && devices == 379)
+        #expect(tracks.count == (379 + deviceStride - 1) / deviceStride)
+        return (evaluator, tracks)
     }
 
-    /// Every 16th device under `make test-long`, every 48th under `make test`.
-    static let deviceStride = sized(full: 16, quick: 48)
+    /// Every 16th device under `make test-long`, every 96th under `make test`.
+    static let deviceStride = sized(full: 16, quick: 96)
 
     @Test("continuous model with hysteresis: no missed entrance with budgets 20 and 100")
     func austinContinuous() throws {
-        let (evaluator, tracks) = try Self.austin(stride: Self.deviceStride)
+        let (evaluator, tracks) = try Self.austin()
         // Full evaluation (tree) agrees with the scan on a sample of the fixes.
         for track in tracks.prefix(5) {
             for (i, p) in track.positions.enumerated() where i % 7 == 0 {
@@ -54,7 +54,7 @@ struct PlannerReplayTests {
 
     @Test("fixes-only model sees the same entrances but misses some; a clamped refresh radius misses too")
     func austinFixesOnlyAndClamp() throws {
-        let (evaluator, tracks) = try Self.austin(stride: Self.deviceStride)
+        let (evaluator, tracks) = try Self.austin()
         let planner = try RegistrationPlanner(budget: .ios)
         let strict = try PlannerReplay.run(tracks: tracks, model: .fixesOnly, planner: planner, evaluator: evaluator)
         let continuous = try PlannerReplay.run(tracks: tracks, model: .continuous, planner: planner, evaluator: evaluator)

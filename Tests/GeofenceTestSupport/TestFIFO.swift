@@ -57,5 +57,23 @@ public enum TestFIFO {
         public func waitUntilWritten(seconds: Double) -> Bool {
             written.wait(timeout: .now() + seconds) == .success
         }
+
+        /// Ends the writer after its reader has gone (a run that failed before it opened the
+        /// FIFO at `path`, or stopped reading): while the writer has not finished, opens the
+        /// FIFO and reads it to its end, which frees a writer waiting in its open or its write.
+        /// A writer that has not reached its open yet is caught on the next round.
+        /// - Returns: true when the writer ended within `seconds`.
+        @discardableResult
+        public func drain(_ path: String, seconds: Double = 30) -> Bool {
+            let deadline = Date().addingTimeInterval(seconds)
+            while !waitUntilWritten(seconds: 0.02) {
+                guard Date() < deadline else { return false }
+                let fd = open(path, O_RDONLY | O_NONBLOCK)
+                guard fd >= 0 else { continue }
+                _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
+                _ = FileHandle(fileDescriptor: fd, closeOnDealloc: true).readDataToEndOfFile()
+            }
+            return true
+        }
     }
 }

@@ -69,7 +69,7 @@ extension ContainmentEvaluator {
         maximumBuffer: Double, buffer: (Int) -> Double
     ) throws(GEOSError) -> [FenceDistance] {
         let point = Coordinate(latitude: latitude, longitude: longitude)
-        let (boxes, slots) = fenceSet.entries
+        let (boxes, slots) = scanEntries
         var result: [FenceDistance] = []
         var seen = Set<Int32>()
         for e in 0..<boxes.count {

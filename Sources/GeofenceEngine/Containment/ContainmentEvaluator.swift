@@ -32,6 +32,9 @@ public final class ContainmentEvaluator {
     var edgeChunks: [Int: PolygonEdgeChunks] = [:]
     /// Scratch for ``PolygonEdgeChunks/distance(from:bounds:)``.
     var chunkBounds: [Double] = []
+    /// Every box with its slot, for the scans (the slow twins): built on the first scan, since
+    /// ``FenceSet/entries`` makes the list anew on each call.
+    private(set) lazy var scanEntries: (boxes: [BoundingBox], slots: [Int32]) = fenceSet.entries
 
     /// Plain pointers into the fence set's frozen buffers (alive as long as `fenceSet`).
     let hot: HotPath
@@ -116,7 +119,7 @@ public final class ContainmentEvaluator {
         latitude: Double, longitude: Double, level: Int?, options: ContainmentOptions = ContainmentOptions()
     ) throws(GEOSError) -> [Int] {
         var result: [Int] = []
-        let (boxes, slots) = fenceSet.entries
+        let (boxes, slots) = scanEntries
         for e in 0..<boxes.count where boxes[e].contains(latitude: latitude, longitude: longitude) {
             let slot = Int(slots[e])
             guard fenceSet.levelMatches(slot: slot, level: level, options: options) else { continue }

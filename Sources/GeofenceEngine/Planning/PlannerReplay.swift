@@ -106,11 +106,13 @@ package enum PlannerReplay {
     /// Reads a fix CSV (header naming at least device_id,timestamp,lat,lon), groups fixes by
     /// device (devices in ascending id order; fixes by timestamp, stable), and runs full
     /// evaluation on every fix. Unreadable rows and invalid coordinates are skipped and
-    /// counted in `rejected`.
-    /// - Complexity: O(f log f) for f fixes, plus a containment query per fix.
+    /// counted in `rejected`. With `deviceStride` k, only every k-th device (in id order, the
+    /// first included) becomes a track, and only its fixes are evaluated; `devices` counts
+    /// them all.
+    /// - Complexity: O(f log f) for f fixes, plus a containment query per kept fix.
     package static func loadTracks(
-        path: String, evaluator: ContainmentEvaluator, filter: NearestFilter = NearestFilter()
-    ) throws -> (tracks: [ReplayTrack], rejected: Int) {
+        path: String, evaluator: ContainmentEvaluator, filter: NearestFilter = NearestFilter(), deviceStride: Int = 1
+    ) throws -> (tracks: [ReplayTrack], rejected: Int, devices: Int) {
         let reader: LineBlockReader
         do { reader = try LineBlockReader(path: path) } catch { throw ReplayInputError(path: path, reason: error.reason) }
         var header: FixCSVHeader? = nil
@@ -145,7 +147,8 @@ package enum PlannerReplay {
         }
         if header == nil { throw ReplayInputError(path: path, reason: "empty file (expected a header line)") }
         var tracks: [ReplayTrack] = []
-        for d in ids.indices.sorted(by: { fenceIDPrecedes(ids[$0], ids[$1]) }) {
+        let stride = max(1, deviceStride)
+        for (rank, d) in ids.indices.sorted(by: { fenceIDPrecedes(ids[$0], ids[$1]) }).enumerated() where rank % stride == 0 {
             let fixes = rows[d].sorted { ($0.time, $0.order) < ($1.time, $1.order) }
             var inside: [[Int32]] = []
             inside.reserveCapacity(fixes.count)
@@ -159,6 +162,6 @@ package enum PlannerReplay {
             tracks.append(ReplayTrack(
                 deviceID: ids[d], timestamps: fixes.map(\.time), positions: fixes.map(\.position), inside: inside))
         }
-        return (tracks, rejected)
+        return (tracks, rejected, ids.count)
     }
 }
