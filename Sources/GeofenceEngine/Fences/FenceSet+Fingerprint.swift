@@ -4,9 +4,20 @@ extension FenceSet {
     /// The 64-bit fingerprint of the fence in `slot`: XXH64 over its kind, level and shape
     /// (a circle's centre and radius; a polygon's parts, rings and vertices, as stored).
     /// Equal fingerprints mean the same geometry, radius and level, up to a 2^-64 chance.
+    /// A compiled file stores every fence's (section `FPRT`), so a set opened from one
+    /// answers without hashing.
     ///
-    /// - Complexity: O(v) for the fence's v vertices (computed on each call).
+    /// - Complexity: O(1) for a set opened from a compiled file with fingerprints; else O(v)
+    ///   for the fence's v vertices, computed on each call.
     public func fingerprint(at slot: Int) -> UInt64 {
+        if let stored = storage.fingerprints { return stored[slot] }
+        return computedFingerprint(at: slot)
+    }
+
+    /// The fingerprint computed from the stored shape: what ``fingerprint(at:)`` answers for
+    /// a set without stored fingerprints, and what a compiled file's `FPRT` must hold.
+    /// - Complexity: O(v) for the fence's v vertices.
+    package func computedFingerprint(at slot: Int) -> UInt64 {
         var words: [UInt64] = []
         let level = storage.levels[slot]
         if isCircle(at: slot) {

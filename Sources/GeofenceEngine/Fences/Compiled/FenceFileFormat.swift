@@ -98,6 +98,9 @@ struct FenceSectionID: Hashable, Sendable, CustomStringConvertible {
     static let cellStarts = FenceSectionID("CDST"), cellBoxes = FenceSectionID("CDBX"), cellSlots = FenceSectionID("CDSL")
     static let largeBoxes = FenceSectionID("CDLB"), largeSlots = FenceSectionID("CDLS")
     static let cellOccupancy = FenceSectionID("CDOC")
+    /// Added in 0.2 without a version bump (it only adds information): a reader that does not
+    /// find it computes the fingerprints on demand.
+    static let fingerprints = FenceSectionID("FPRT")
 }
 
 /// The scalars of a set, stored as the META section: 16 little-endian 64-bit words.

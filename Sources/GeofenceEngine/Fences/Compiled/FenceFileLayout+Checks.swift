@@ -21,7 +21,7 @@ extension FenceFileLayout {
             ("ATTR", attributes.count), ("LEVL", levels.count), ("RANK", ranks.count), ("DWLS", dwellSeconds.count),
             ("DWLM", dwellMilliseconds.count), ("FIDX", featureIndexes.count), ("CIRC", enclosingCircles.count),
             ("STIX", storageIndex.count), ("LVLB", levelBuffer.count), ("ECSL", slotChunks.count),
-        ]
+        ] + (fingerprints.map { [("FPRT", $0.count)] } ?? [])
         return [
             Check {
                 if let (name, count) = perSlot.first(where: { $0.1 != n }) { return "section \(name) holds \(count) entries for \(n) fences" }

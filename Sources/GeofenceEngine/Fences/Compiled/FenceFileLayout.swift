@@ -25,6 +25,8 @@ struct FenceFileLayout {
     let cellSlots, largeSlots, cellOccupancy: FrozenBuffer<UInt64>
     let polygonCells: FrozenBuffer<UInt16>
     let polygonCellEdges: FrozenBuffer<UInt32>
+    /// `FPRT`, when the file has it (files written before 0.2 do not).
+    let fingerprints: FrozenBuffer<UInt64>?
 
     init(entries: [FenceFileReader.Entry], bytes: UnsafeRawBufferPointer, keeper: AnyObject, name: String) throws(FileError) {
         var byID: [FenceSectionID: FenceFileReader.Entry] = [:]
@@ -73,6 +75,7 @@ struct FenceFileLayout {
         cellSlots = try view(F.cellSlots, UInt64.self); largeSlots = try view(F.largeSlots, UInt64.self)
         cellOccupancy = try view(F.cellOccupancy, UInt64.self)
         polygonCells = try view(F.polygonCells, UInt16.self); polygonCellEdges = try view(F.polygonCellEdges, UInt32.self)
+        fingerprints = byID[F.fingerprints] == nil ? nil : try view(F.fingerprints, UInt64.self)
     }
 
     /// The storage the set serves from: views of the mapping, nothing copied.
@@ -90,6 +93,6 @@ struct FenceFileLayout {
             index: PackedRTree(nodeSize: meta.treeNodeSize, count: meta.treeCount, boxes: treeBoxes, refs: treeRefs, levelEnds: treeLevels),
             directory: CellDirectory(
                 grid: meta.grid, starts: cellStarts, occupied: cellOccupancy, boxes: cellBoxes, slots: cellSlots, largeBoxes: largeBoxes, largeSlots: largeSlots),
-            anyLevelFence: meta.anyLevelFence, largestRadius: meta.largestRadius)
+            anyLevelFence: meta.anyLevelFence, largestRadius: meta.largestRadius, fingerprints: fingerprints)
     }
 }

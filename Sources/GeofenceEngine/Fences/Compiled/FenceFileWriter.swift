@@ -7,8 +7,9 @@ enum FenceFileWriter {
         var bytes: UnsafeRawBufferPointer
     }
 
-    /// The sections of `set` in file order, with the META words in `meta` (kept alive by the caller).
-    static func sections(of set: FenceSet, meta: UnsafeBufferPointer<UInt64>) -> [Section] {
+    /// The sections of `set` in file order, with the META words in `meta` and the fences'
+    /// fingerprints in `fingerprints` (both kept alive by the caller).
+    static func sections(of set: FenceSet, meta: UnsafeBufferPointer<UInt64>, fingerprints: UnsafeBufferPointer<UInt64>) -> [Section] {
         set.storage.requireEverything("writing a compiled file")
         func s<T>(_ id: FenceSectionID, _ buffer: FrozenBuffer<T>) -> Section {
             Section(id: id, elementSize: MemoryLayout<T>.stride, bytes: buffer.bytes)
@@ -32,6 +33,7 @@ enum FenceFileWriter {
             s(F.treeBoxes, set.storage.index.boxes), s(F.treeRefs, set.storage.index.refs), s(F.treeLevels, set.storage.index.levelEnds),
             s(F.cellStarts, set.storage.directory.starts), s(F.cellOccupancy, set.storage.directory.occupied), s(F.cellBoxes, set.storage.directory.boxes), s(F.cellSlots, set.storage.directory.slots),
             s(F.largeBoxes, set.storage.directory.largeBoxes), s(F.largeSlots, set.storage.directory.largeSlots),
+            Section(id: F.fingerprints, elementSize: 8, bytes: UnsafeRawBufferPointer(fingerprints)),
         ]
     }
 
@@ -68,8 +70,9 @@ enum FenceFileWriter {
         _ set: FenceSet, _ put: (UnsafeRawBufferPointer) throws(FileError) -> Void
     ) throws(FileError) -> Int {
         let meta = FenceFileMeta(set).words
+        let fingerprints = set.storage.fingerprints.map { Array($0.buffer) } ?? (0..<set.count).map(set.fingerprint(at:))
         return try meta.withUnsafeBufferPointer { (metaWords) throws(FileError) -> Int in
-            let sections = Self.sections(of: set, meta: metaWords)
+            let sections = fingerprints.withUnsafeBufferPointer { Self.sections(of: set, meta: metaWords, fingerprints: $0) }
             let tableEnd = FenceFileFormat.padded(FenceFileFormat.headerSize + sections.count * FenceFileFormat.entrySize)
             var offsets: [Int] = []
             var end = tableEnd

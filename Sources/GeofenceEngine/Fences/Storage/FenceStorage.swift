@@ -30,6 +30,10 @@ struct FenceStorage: Sendable {
     /// enclosing circles, the event lines' fragments, and (while the directory answers) the
     /// R-tree.
     var purpose: FenceSet.Purpose = .everything
+    /// Each fence's ``FenceSet/fingerprint(at:)`` by slot, as a compiled file stores it
+    /// (`FPRT`); nil for a set built in memory or read from a file without the section,
+    /// whose fingerprints are computed on demand.
+    var fingerprints: FrozenBuffer<UInt64>? = nil
 
     /// Stops the program when the set was built for containment alone: `what` needs parts
     /// such a set does not have (a programming error: only `geofence contains` builds one).
