@@ -23,14 +23,16 @@ enum EvaluateRunner {
             .appendingPathComponent("geofence").path
     }
 
-    /// Runs `geofence evaluate` to /dev/null and reads its summary; the wall time and peak
+    /// Runs `geofence evaluate` (its events to `output`) and reads its summary; the wall time and peak
     /// memory are the child's own (`Platform.runAndWait`: no Foundation `Process`, which added
     /// tens of milliseconds to a run).
-    static func run(fences: String, fixes: String, threads: Int, extra: [String] = [], summary: String? = nil) throws -> Result {
+    static func run(
+        fences: String, fixes: String, threads: Int, extra: [String] = [], summary: String? = nil, output: String = "/dev/null"
+    ) throws -> Result {
         let summary = summary ?? FileManager.default.temporaryDirectory.appendingPathComponent("bench-summary-\(UUID().uuidString).json").path
         defer { try? FileManager.default.removeItem(atPath: summary) }
         let arguments = [executable, "evaluate", "--fences", fences, "--fixes", fixes, "--threads", "\(threads)", "--quiet",
-                         "--output", "/dev/null", "--summary", summary] + extra
+                         "--output", output, "--summary", summary] + extra
         guard let child = Platform.runAndWait(arguments) else { throw BenchError("cannot start \(executable)") }
         guard child.status == 0 else {
             throw BenchError("geofence evaluate failed (status \(child.status)) on \(fixes); is `make build` (or `swift build -c release --static-swift-stdlib --product geofence`) done?")

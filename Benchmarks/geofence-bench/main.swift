@@ -6,7 +6,7 @@ struct GeofenceBench: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "geofence-bench",
         abstract: "Benchmarks for geofence-engine (build with -c release).",
-        subcommands: [SuiteCommand.self, LoadBenchCommand.self, WorldCommand.self, ContainsBenchCommand.self, IndexBenchCommand.self, ReplayBenchCommand.self, PeerCSVCommand.self, CSVBenchCommand.self, FleetUpdateBenchCommand.self],
+        subcommands: [SuiteCommand.self, LoadBenchCommand.self, WorldCommand.self, ContainsBenchCommand.self, IndexBenchCommand.self, ReplayBenchCommand.self, PeerCSVCommand.self, CSVBenchCommand.self, FleetUpdateBenchCommand.self, EvaluateUpdatesBenchCommand.self],
         defaultSubcommand: SuiteCommand.self
     )
 }

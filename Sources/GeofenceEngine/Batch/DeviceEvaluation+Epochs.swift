@@ -111,11 +111,65 @@ extension BatchWorker {
 
     /// Orders the device's events (time, then fence id across sets, stable) and appends their
     /// lines, each rendered by its set's formatter; a removal exit's line ends with its reason.
+    ///
+    /// Events mostly come in order already (an update falls between fixes): each segment is
+    /// then written by its formatter in one call, reading the events in place. Only a device
+    /// whose events are out of order pays for an index sort.
     private func write(
         _ events: [GeofenceEvent], segments: [(start: Int, epoch: Int)], epochs: FenceEpochs, deviceID: String,
         result: inout DeviceResult
     ) {
         guard !events.isEmpty else { return }
+        let lines = windowLines[currentSet], offset = lines.count
+        let ranks = epochs.ranks, rankStarts = epochs.rankStarts
+        func end(_ n: Int) -> Int { n + 1 < segments.count ? segments[n + 1].start : events.count }
+        EventLineFormatter.deviceFragment(deviceID).withUnsafeBufferPointer { device in
+            events.withUnsafeBufferPointer { events in
+                let ordered = Self.inOrder(events, segments: segments, ranks: ranks, rankStarts: rankStarts)
+                var text = EventLineFormatter.CoordinateText()
+                if ordered {
+                    for (n, segment) in segments.enumerated() where segment.start < end(n) {
+                        epochs.formatters[segment.epoch].write(
+                            events[segment.start..<end(n)], device: device, counts: &result.eventsByType, text: &text, to: lines)
+                    }
+                } else {
+                    writeSorted(events, segments: segments, epochs: epochs, device: device, text: &text, result: &result, to: lines)
+                }
+            }
+        }
+        result.lines = LineRange(buffer: lines, offset: offset, count: lines.count - offset)
+    }
+
+    /// Whether a device's events are in output order: by time, then by the fence's rank
+    /// among the ids of every set (the rank of event i read in the epoch of its segment).
+    /// `segments` are (first event, epoch) in event order, the first starting at 0.
+    /// - Complexity: O(e) for e events.
+    package static func inOrder(
+        _ events: UnsafeBufferPointer<GeofenceEvent>, segments: [(start: Int, epoch: Int)], ranks: [Int32], rankStarts: [Int]
+    ) -> Bool {
+        func end(_ n: Int) -> Int { n + 1 < segments.count ? segments[n + 1].start : events.count }
+        func rank(_ i: Int, _ epoch: Int) -> Int32 { ranks.isEmpty ? events[i].slot : ranks[rankStarts[epoch] + Int(events[i].slot)] }
+        guard events.count > 1 else { return true }
+        var n = 0  // the segment of event i - 1, then of event i
+        while end(n) <= 0 { n += 1 }
+        for i in 1..<events.count {
+            let before = n
+            while end(n) <= i { n += 1 }
+            guard events[i - 1].timestamp >= events[i].timestamp else { continue }
+            if events[i - 1].timestamp > events[i].timestamp || rank(i - 1, segments[before].epoch) > rank(i, segments[n].epoch) {
+                return false
+            }
+        }
+        return true
+    }
+
+    /// ``write(_:segments:epochs:deviceID:result:)`` for events out of order: an index sort
+    /// by (time, rank, index), then one line at a time.
+    private func writeSorted(
+        _ events: UnsafeBufferPointer<GeofenceEvent>, segments: [(start: Int, epoch: Int)], epochs: FenceEpochs,
+        device: UnsafeBufferPointer<UInt8>, text: inout EventLineFormatter.CoordinateText, result: inout DeviceResult,
+        to lines: ScratchArray<UInt8>
+    ) {
         var epochOf = self.epochOf, order = self.eventOrder
         self.epochOf = []
         self.eventOrder = []
@@ -129,38 +183,16 @@ extension BatchWorker {
             let end = n + 1 < segments.count ? segments[n + 1].start : events.count
             for _ in segment.start..<end { epochOf.append(segment.epoch) }
         }
-        func rank(_ i: Int) -> Int32 { epochs.ranks.isEmpty ? events[i].slot : epochs.ranks[epochOf[i]][Int(events[i].slot)] }
-        var ordered = true
-        for i in events.indices.dropFirst() where events[i - 1].timestamp >= events[i].timestamp {
-            if events[i - 1].timestamp > events[i].timestamp || rank(i - 1) > rank(i) {
-                ordered = false
-                break
-            }
-        }
+        let ranks = epochs.ranks, rankStarts = epochs.rankStarts
+        func rank(_ i: Int) -> Int32 { ranks.isEmpty ? events[i].slot : ranks[rankStarts[epochOf[i]] + Int(events[i].slot)] }
         order.append(contentsOf: events.indices)
-        if !ordered {
-            order.sort { a, b in
-                if events[a].timestamp != events[b].timestamp { return events[a].timestamp < events[b].timestamp }
-                let ra = rank(a), rb = rank(b)
-                return ra != rb ? ra < rb : a < b
-            }
+        order.sort { a, b in
+            if events[a].timestamp != events[b].timestamp { return events[a].timestamp < events[b].timestamp }
+            let ra = rank(a), rb = rank(b)
+            return ra != rb ? ra < rb : a < b
         }
-        let lines = windowLines[currentSet], offset = lines.count
-        let reason = Array(#","reason":"fenceRemoved"}"#.utf8) + [0x0A]
-        EventLineFormatter.deviceFragment(deviceID).withUnsafeBufferPointer { device in
-            var text = EventLineFormatter.CoordinateText()
-            for i in order {
-                let e = events[i]
-                result.eventsByType[Int(e.type.rawValue)] &+= 1
-                epochs.formatters[epochOf[i]].write(
-                    type: e.type, timestamp: e.timestamp.milliseconds, device: device, slot: Int(e.slot),
-                    latitude: e.latitude, longitude: e.longitude, text: &text, to: lines)
-                if e.reason == .fenceRemoved {
-                    lines.count -= 2  // the line's closing "}\n"
-                    reason.withUnsafeBufferPointer { lines.append($0.baseAddress!, count: $0.count) }
-                }
-            }
+        for i in order {
+            epochs.formatters[epochOf[i]].write(events[i..<(i + 1)], device: device, counts: &result.eventsByType, text: &text, to: lines)
         }
-        result.lines = LineRange(buffer: lines, offset: offset, count: lines.count - offset)
     }
 }

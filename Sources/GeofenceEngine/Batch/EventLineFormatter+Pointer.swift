@@ -27,12 +27,37 @@ extension EventLineFormatter {
     @inline(never)
     func write(_ events: [GeofenceEvent], device: UnsafeBufferPointer<UInt8>, counts: inout [Int], to out: ScratchArray<UInt8>) {
         var text = CoordinateText()
-        for e in events {
-            counts[Int(e.type.rawValue)] &+= 1
+        events.withUnsafeBufferPointer { write($0[...], device: device, counts: &counts, text: &text, to: out) }
+    }
+
+    /// Appends the lines of `events` (a device's, or the part of them made under this
+    /// formatter's set), in order, as ``write(_:device:counts:to:)`` does; a removal exit's
+    /// line ends with `"reason":"fenceRemoved"`. The events are read in place (copying one
+    /// out costs a retain and a release of its source).
+    /// - Complexity: O(bytes written).
+    @inline(never)
+    func write(
+        _ events: Slice<UnsafeBufferPointer<GeofenceEvent>>, device: UnsafeBufferPointer<UInt8>, counts: inout [Int],
+        text: inout CoordinateText, to out: ScratchArray<UInt8>
+    ) {
+        let base = events.base
+        for i in events.indices {
+            counts[Int(base[i].type.rawValue)] &+= 1
             write(
-                type: e.type, timestamp: e.timestamp.milliseconds, device: device, slot: Int(e.slot),
-                latitude: e.latitude, longitude: e.longitude, text: &text, to: out)
+                type: base[i].type, timestamp: base[i].timestamp.milliseconds, device: device, slot: Int(base[i].slot),
+                latitude: base[i].latitude, longitude: base[i].longitude, text: &text, to: out)
+            if base[i].reason == .fenceRemoved { Self.endWithRemovalReason(out) }
         }
+    }
+
+    /// Replaces the closing `}` and line break of the line just written by
+    /// `,"reason":"fenceRemoved"}` and a line break.
+    static func endWithRemovalReason(_ out: ScratchArray<UInt8>) {
+        let tail: StaticString = #","reason":"fenceRemoved"}\#n"#
+        out.count -= 2
+        out.reserve(out.count &+ tail.utf8CodeUnitCount)
+        (out.base + out.count).update(from: tail.utf8Start, count: tail.utf8CodeUnitCount)
+        out.count &+= tail.utf8CodeUnitCount
     }
 
     /// Appends one event line to `out`: the head (`{"eventType":"…","timestamp":`), the time,

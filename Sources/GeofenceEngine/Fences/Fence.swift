@@ -89,3 +89,18 @@ public struct Fence: Hashable, Sendable {
 package func fenceIDPrecedes(_ a: String, _ b: String) -> Bool {
     a.utf8.lexicographicallyPrecedes(b.utf8)
 }
+
+/// ``fenceIDPrecedes(_:_:)`` on ids' bytes in place (a set's ``FenceSet/idBytes(at:)``).
+package func fenceIDPrecedes(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Bool {
+    let common = min(a.count, b.count)
+    if common > 0 {
+        let order = Platform.compareBytes(a.baseAddress!, b.baseAddress!, count: common)
+        if order != 0 { return order < 0 }
+    }
+    return a.count < b.count
+}
+
+/// Whether two ids have the same bytes.
+package func fenceIDEquals(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Bool {
+    a.count == b.count && (a.count == 0 || Platform.bytesEqual(a.baseAddress!, b.baseAddress!, count: a.count))
+}

@@ -689,6 +689,13 @@ package enum Platform {
     package static func bytesEqual(_ a: UnsafeRawPointer, _ b: UnsafeRawPointer, count: Int) -> Bool {
         memcmp(a, b, count) == 0
     }
+
+    /// Compares `count` bytes (`memcmp`): negative, zero or positive as `a` sorts before,
+    /// equal to or after `b`.
+    @inline(__always)
+    package static func compareBytes(_ a: UnsafeRawPointer, _ b: UnsafeRawPointer, count: Int) -> Int32 {
+        memcmp(a, b, count)
+    }
 }
 
 /// What a new thread runs (boxed to pass through `pthread_create`'s context pointer).
