@@ -83,6 +83,8 @@ struct DocumentedThrowsTests {
                  call: { _ = try FenceSet.load(path: missing) }, check: { $0 is FileError }),
             Case(file: c + "Fences/FenceSet+Compiled.swift", signature: "public static func open(path:", documented: "FileError",
                  call: { _ = try FenceSet.open(path: garbage) }, check: { $0 is FileError }),
+            Case(file: c + "Fixes/FixLines.swift", signature: "public static func read(", documented: "FileError",
+                 call: { _ = try FixLines.read(Array("no,header\n".utf8), format: .csv, name: "body") }, check: { ($0 as? FileError)?.path == "body" }),
             Case(file: c + "Fences/FenceSet+Compiled.swift", signature: "public func write(to path: String) throws", documented: "FileError",
                  call: { try fences.write(to: missing + "/no/such/folder/x.fences") }, check: { $0 is FileError }),
             Case(file: c + "Fences/FenceSet+Bytes.swift", signature: "public static func load(bytes:", documented: "FileError",
