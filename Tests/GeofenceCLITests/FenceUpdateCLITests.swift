@@ -197,6 +197,42 @@ struct FenceUpdateCLITests {
         #expect(wrongShard.status == 2 && wrongShard.stderr.contains("shard 0/2"), "\(wrongShard.stderr)")
     }
 
+    /// A daily job: most carried devices have no fix on a given day and are copied through.
+    @Test("three runs with states between them = one run: devices without a fix in the middle run are carried as they were")
+    func carriedThrough() throws {
+        let w = try World()
+        defer { try? FileManager.default.removeItem(at: w.dir) }
+        let whole = try evaluate(["--fences", w.fences, "--fixes", w.all], w).stdout
+        let s1 = w.path("s1.state"), s2 = w.path("s2.state"), s3 = w.path("s3.state")
+        let day1 = try evaluate(["--fences", w.fences, "--fixes", w.firstHalf, "--state-out", s1, "--threads", "2"], w)
+        // A day with no fix at all writes the state it read, byte for byte.
+        let empty = w.path("empty.csv")
+        try "device_id,timestamp,lat,lon\n".write(toFile: empty, atomically: true, encoding: .utf8)
+        let quiet = try evaluate(["--fences", w.fences, "--fixes", empty, "--state-in", s1, "--state-out", s2], w)
+        #expect(quiet.stdout.isEmpty)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: s2)) == Data(contentsOf: URL(fileURLWithPath: s1)))
+        // A day with the second half's fixes of a third of the devices, then the rest.
+        let rows = try String(contentsOfFile: w.secondHalf, encoding: .utf8).split(separator: "\n").map(String.init)
+        let devices = Set(rows.dropFirst().map { String($0.split(separator: ",")[0]) }).sorted()
+        let some = Set(devices.enumerated().filter { $0.offset % 3 == 0 }.map(\.element))
+        func file(_ name: String, _ keep: Bool) throws -> String {
+            let path = w.path(name)
+            let body = [rows[0]] + rows.dropFirst().filter { some.contains(String($0.split(separator: ",")[0])) == keep }
+            try (body.joined(separator: "\n") + "\n").write(toFile: path, atomically: true, encoding: .utf8)
+            return path
+        }
+        let day2 = try evaluate(["--fences", w.fences, "--fixes", try file("some.csv", true), "--state-in", s2, "--state-out", s3, "--threads", "2"], w)
+        let day3 = try evaluate(["--fences", w.fences, "--fixes", try file("rest.csv", false), "--state-in", s3], w)
+        #expect(!some.isEmpty && some.count < devices.count)
+        #expect(byDevice(day1.stdout, day2.stdout, day3.stdout) == byDevice(whole))
+        // The same with sorted input: the carried devices merged into the stream.
+        let s3Sorted = w.path("s3-sorted.state")
+        let day2Sorted = try evaluate(
+            ["--fences", w.fences, "--fixes", try sortedCopy(w.path("some.csv"), w), "--sorted-input", "--state-in", s2, "--state-out", s3Sorted], w)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: s3Sorted)) == Data(contentsOf: URL(fileURLWithPath: s3)))
+        #expect(byDevice(day2Sorted.stdout) == byDevice(day2.stdout))
+    }
+
     @Test("a damaged, truncated or foreign STATE exits with 2 and names the problem; nothing is written")
     func damagedState() throws {
         let w = try World()

@@ -63,6 +63,29 @@ struct CarriedStateTests {
         }
     }
 
+    /// What lets a run copy an untouched device's entry instead of decoding and encoding it
+    /// (``CarriedState/appendEntry(_:to:)``): encoding a decoded tracker gives its bytes back.
+    @Test("a carried entry copied as is equals its tracker decoded and encoded again", arguments: testSeeds(sized(full: 6, quick: 2)))
+    func entriesAreCanonical(seed: UInt64) throws {
+        let (context, trackers) = try Self.trackers(seed: seed, devices: 80)
+        let state = try CarriedState(bytes: Self.file(context, trackers), path: "mem")
+        let restoredContext = try TrackerContext(fenceSet: state.fenceSet, configuration: state.configuration)
+        var all: [UInt8] = []
+        for k in trackers.indices {
+            var copied: [UInt8] = []
+            state.appendEntry(k, to: &copied)
+            var encoded = ByteWriter()
+            CarriedState.deviceEntry(id: state.ids[k], tracker: try state.tracker(k, context: restoredContext), to: &encoded)
+            #expect(copied == encoded.bytes, "seed \(seed), device \(state.ids[k])")
+            all += copied
+        }
+        // The entries, back to back, are the file's devices: a file written from them is the same file.
+        let rewritten = CarriedState.fileBytes(
+            fenceSet: state.fenceSet, watermark: 42, shard: ShardSpec("1/3")!, configuration: state.configuration,
+            deviceCount: trackers.count, devices: all)
+        #expect(rewritten == Self.file(context, trackers))
+    }
+
     @Test("every truncation and many bit flips are errors that name the file, never a trap")
     func damage() throws {
         let (context, trackers) = try Self.trackers(seed: 7, devices: 5)

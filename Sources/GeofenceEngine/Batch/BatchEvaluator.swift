@@ -185,8 +185,10 @@ public final class BatchEvaluator {
             // The workers meet at the end of each window: with few large devices in it (the
             // peers' 10M fixes make 7 of 10,000 fixes each), a count that is not a multiple of
             // the threads leaves one idle for a device's time, so the count is rounded up.
+            // At most `windowDevices` devices (carried devices without a fix count no fixes: a
+            // state of a million would otherwise make one window of a million results).
             while last < entries.count
-                && (last == first || fixes < windowFixes || (last - first) % pool.threads != 0)
+                && (last == first || (fixes < windowFixes && last - first < Self.windowDevices) || (last - first) % pool.threads != 0)
             {
                 fixes += entries.fixCount(last)
                 last += 1
@@ -224,6 +226,9 @@ public final class BatchEvaluator {
             throw FileError(path: file, reason: problem)
         }
     }
+
+    /// The most devices a window holds.
+    static let windowDevices = 1 << 16
 
     /// Fixes per window for about 8 MiB of output lines, from 4,096 to 65,536.
     static func windowFixes(lineBytesPerFix: Double) -> Int {
@@ -337,11 +342,19 @@ public final class BatchEvaluator {
         let workers = SharedWorkers(self.workers)
         let sizes = (0..<count).map(size)
         let order = pool.threads > 1 ? (0..<count).sorted { (sizes[$0], $1) > (sizes[$1], $0) } : Array(0..<count)
+        // A carried device with no fix, in a run with no fence update that keeps its state,
+        // is left as it was: its entry is copied, not decoded and encoded again (a daily run
+        // carries every device of the days before, most of them without a fix that day).
+        let passThrough = epochs?.updates.isEmpty == true && keepPending
         pool.run(count: count) { n, w in
             let k = order[n]
             let (id, fixes, carriedIndex) = device(k)
             do {
-                if let epochs {
+                if passThrough && carriedIndex >= 0 && sizes[k] == 0 {
+                    var result = DeviceResult()
+                    result.carriedEntry = carriedIndex
+                    results[k] = result
+                } else if let epochs {
                     let restored = carriedIndex >= 0 ? try carried.state!.tracker(carriedIndex, context: epochs.contexts[0]) : nil
                     results[k] = try workers.workers[w].evaluateCarried(deviceID: id, fixes: fixes, restored: restored)
                 } else {
@@ -362,7 +375,11 @@ public final class BatchEvaluator {
                 else { for k in result.removalExits.indices { summary.removalExits[k] += result.removalExits[k] } }
             }
             if keepPending {
-                carriedOut.bytes.append(contentsOf: result.state.bytes)
+                if result.carriedEntry >= 0 {
+                    carried!.appendEntry(result.carriedEntry, to: &carriedOut.bytes)
+                } else {
+                    carriedOut.bytes.append(contentsOf: result.state.bytes)
+                }
                 carriedOutCount += 1
             }
             if result.latest != Int64.min { watermark = Swift.max(watermark ?? Int64.min, result.latest) }

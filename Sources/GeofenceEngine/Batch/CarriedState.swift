@@ -36,6 +36,9 @@ package final class CarriedState: @unchecked Sendable {
     /// Device ids, ascending by UTF-8 bytes, and where each device's tracker starts in `bytes`.
     package let ids: [String]
     private let trackerStarts: [Int]
+    /// Where each device's entry (its id, then its tracker) starts in `bytes`, and one more:
+    /// where the last ends.
+    private let entryStarts: [Int]
     private let bytes: [UInt8]
     private let path: String
 
@@ -53,7 +56,7 @@ package final class CarriedState: @unchecked Sendable {
         self.path = path
         func corrupt(_ detail: String) -> SnapshotError { SnapshotError(path: path, problem: .corrupt(detail)) }
         func truncated(_ detail: String) -> SnapshotError { SnapshotError(path: path, problem: .truncated(detail)) }
-        let parsed: (Meta, Range<Int>, [String], [Int]) = try Self.reading(bytes) { raw throws(SnapshotError) in
+        let parsed: (Meta, Range<Int>, [String], [Int], [Int]) = try Self.reading(bytes) { raw throws(SnapshotError) in
             guard raw.count >= Self.magic.count else {
                 throw raw.count > 0 && Self.magic.starts(with: raw) ? truncated("\(raw.count) bytes, the header needs \(Self.headerSize)")
                     : corrupt("not a state file (no GEOFENCE-STATE header)")
@@ -88,11 +91,13 @@ package final class CarriedState: @unchecked Sendable {
                     throw reader.fail("the description is not valid: \(error)")
                 }
                 guard count == meta.devices else { throw reader.fail("\(count) devices, the description says \(meta.devices)") }
-                var ids: [String] = [], starts: [Int] = []
+                var ids: [String] = [], starts: [Int] = [], entries: [Int] = []
                 ids.reserveCapacity(count)
                 starts.reserveCapacity(count)
+                entries.reserveCapacity(count + 1)
                 var previous: UnsafeRawBufferPointer? = nil
                 for _ in 0..<count {
+                    entries.append(reader.offset)
                     let idRange = try reader.blob("a device id")
                     let id = UnsafeRawBufferPointer(rebasing: raw[idRange])
                     if let previous, !previous.lexicographicallyPrecedes(id) { throw reader.fail("device ids out of order") }
@@ -103,12 +108,13 @@ package final class CarriedState: @unchecked Sendable {
                     starts.append(length.lowerBound)
                 }
                 guard reader.isAtEnd else { throw reader.fail("\(reader.end - reader.offset) bytes after the last device") }
-                return (meta, fenceRange, ids, starts)
+                entries.append(reader.offset)
+                return (meta, fenceRange, ids, starts, entries)
             } catch {
                 throw error.truncated ? truncated("at byte \(error.offset): \(error.detail)") : corrupt("at byte \(error.offset): \(error.detail)")
             }
         }
-        let (meta, fenceRange, ids, starts) = parsed
+        let (meta, fenceRange, ids, starts, entries) = parsed
         guard let shard = ShardSpec(meta.shard) else { throw corrupt("shard \(JSONWriter.quoted(meta.shard)) is not K/N") }
         fenceBytes = Array(bytes[fenceRange])
         do { fenceSet = try FenceSet.load(bytes: fenceBytes, name: "\(path) (its fence set)") } catch {
@@ -119,6 +125,15 @@ package final class CarriedState: @unchecked Sendable {
         configuration = meta.configuration
         self.ids = ids
         trackerStarts = starts
+        entryStarts = entries
+    }
+
+    /// Appends device `index`'s entry to `out` as it is in the file: what
+    /// ``deviceEntry(id:tracker:to:)`` writes for its decoded tracker (encoding is
+    /// canonical, a test checks it), without decoding it. For a device a run leaves as it was.
+    /// - Complexity: O(b) for the entry's b bytes.
+    package func appendEntry(_ index: Int, to out: inout [UInt8]) {
+        out.append(contentsOf: bytes[entryStarts[index]..<entryStarts[index + 1]])
     }
 
     /// The tracker of device `index`, on `context` (built on ``fenceSet``).

@@ -15,7 +15,7 @@ extension BatchWorker {
         deviceID: String, fixes: Source, restored: DeviceTracker?
     ) throws(GEOSError) -> DeviceResult {
         let epochs = self.epochs!
-        var result = DeviceResult()
+        var result = DeviceResult.counting()
         result.removalExits = [Int](repeating: 0, count: epochs.updates.count)
         var tracker = restored ?? DeviceTracker(context: epochs.contexts[0])
         var events = self.events

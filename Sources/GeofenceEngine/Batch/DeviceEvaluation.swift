@@ -11,7 +11,9 @@ protocol DeviceFixSource: SendableMetatype {
 struct DeviceResult: Sendable {
     var lines = LineRange()
     var processed = 0
-    var eventsByType = [Int](repeating: 0, count: GeofenceEvent.EventType.allCases.count)
+    /// Events by type (indexed by the type's raw value); empty for a device with no event
+    /// path (``carriedEntry``), so that it costs no allocation.
+    var eventsByType: [Int] = []
     /// Rows the tracker refused (only `order` can happen here: ingestion already rejected
     /// bad coordinates and accuracies, and grouping sorted each device by time).
     var rejections: [(BatchSummary.RejectionReason, String)] = []
@@ -22,6 +24,16 @@ struct DeviceResult: Sendable {
     var state = LineRange()
     /// The latest accepted fix time, `Int64.min` when none was.
     var latest = Int64.min
+    /// A carried device the run leaves as it was (no fix, no fence update, its state kept):
+    /// its index in the carried state, whose entry is copied to the state written as is.
+    var carriedEntry = -1
+
+    /// A result about to count events.
+    static func counting() -> DeviceResult {
+        var result = DeviceResult()
+        result.eventsByType = [Int](repeating: 0, count: GeofenceEvent.EventType.allCases.count)
+        return result
+    }
 }
 
 /// A device's NDJSON lines: a range of the window buffer of the worker that evaluated it
@@ -118,7 +130,7 @@ final class BatchWorker {
     /// step, and renders the events ordered by timestamp, then fence id (slot), keeping the
     /// tracker's order (entrance, dwell, venueConfirmed, exit, presence) among equals.
     func evaluate<Source: DeviceFixSource>(deviceID: String, fixes: Source) throws(GEOSError) -> DeviceResult {
-        var result = DeviceResult()
+        var result = DeviceResult.counting()
         var tracker = DeviceTracker(context: context)
         // Locals, not the stored buffers: a class property passed inout costs a dynamic
         // exclusivity check per call (measured on this path).
