@@ -12,7 +12,7 @@ RELEASE_FLAGS := -c release --static-swift-stdlib
 export TMPDIR := $(CURDIR)/.build-tmp
 $(shell mkdir -p $(TMPDIR))
 
-.PHONY: deps build run test test-long docs consumer bench fuzz sanitize dist spark-test spark-bench clean
+.PHONY: deps build run test test-long docs consumer bench fuzz sanitize dist spark-test spark-bench clean server-deps server server-path serve server-test
 
 deps:
 	@bash scripts/ensure-deps.sh
@@ -160,5 +160,32 @@ spark-test: dist
 spark-bench: dist
 	bash integrations/spark/bench.sh dist/geofence
 
+# geofence-server (Server/, a package of its own: docs/server.md): a release build, its
+# path, a run on the Austin fences (its database in out/server-data), and its tests (each
+# test server on loopback, on a free port, in the tests' own temporary folder).
+SERVER_BUILD := Server/.build
+SERVER := $(SERVER_BUILD)/release/geofence-server
+
+server-deps:
+	@bash scripts/ensure-deps.sh server
+
+server: server-deps
+	$(SWIFT) build --package-path Server --scratch-path $(SERVER_BUILD) $(RELEASE_FLAGS) --product geofence-server
+
+server-path:
+	@echo $(CURDIR)/$(SERVER)
+
+serve: server
+	@mkdir -p out
+	$(SERVER) --fences data/austin/fences.geojson --data out/server-data
+
+server-test: server-deps
+	@start=$$(date +%s); tmp=$$(mktemp -d); TMPDIR=$$tmp $(SWIFT) build --package-path Server --scratch-path $(SERVER_BUILD) --build-tests \
+		&& TMPDIR=$$tmp $(SWIFT) test --package-path Server --scratch-path $(SERVER_BUILD) --skip-build; status=$$?; \
+	left=$$(ls -A $$tmp | grep -v -e '^TemporaryDirectory\.' -e '\.lock$$' -e '^swift-generated-sources$$'); rm -rf $$tmp; \
+	echo "make server-test: $$(( $$(date +%s) - start )) s, status $$status"; \
+	if [ -n "$$left" ]; then echo "make $@: the tests left files in the temporary folder:"; echo "$$left"; exit 1; fi; \
+	exit $$status
+
 clean:
-	rm -rf .build .build-fuzz .build-tsan .build-asan dist out docs-site .build-consumer .build-tmp
+	rm -rf .build .build-fuzz .build-tsan .build-asan dist out docs-site .build-consumer .build-tmp Server/.build

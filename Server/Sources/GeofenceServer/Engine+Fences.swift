@@ -1,0 +1,68 @@
+import Foundation
+import GeofenceEngine
+
+/// `PUT /v1/fences`: a new fence set for every device at once.
+extension Engine {
+    /// Why an update was refused: the status and the message.
+    struct UpdateRefusal: Error, Sendable {
+        var status: Int
+        var message: String
+    }
+
+    /// Moves every device to `newSet` at `at` (epoch ms; nil: the wall clock now), by the
+    /// library's fence update rules: events due before that time fire first, a device
+    /// reported inside a removed fence gets a removal exit. Devices go in id order, so the
+    /// events' sequence numbers are the same in every run. The new set, every device's
+    /// state and the events are committed together.
+    /// - Throws: ``UpdateRefusal`` (409) when the time lies before a device's latest fix.
+    func updateFences(to newSet: FenceSet, compiled: Data, at: Int64?) throws -> (ticket: CommitTicket, response: Data) {
+        let time = at ?? Int64((Date().timeIntervalSince1970 * 1000).rounded(.down))
+        if let latest = latestInput(), latest.time > time {
+            throw UpdateRefusal(
+                status: 409,
+                message: "the update time \(time) lies before device \(latest.id)'s latest input at \(latest.time): pass ?at= at or after it")
+        }
+        let update = try FenceUpdate(from: fences.context, to: newSet, at: Timestamp(milliseconds: time), onFenceRemoved: onFenceRemoved)
+        var lines: [EventLine] = []
+        var removalExits = 0
+        var buffer: [GeofenceEvent] = []
+        var set = Store.WriteSet()
+        for id in devices.keys.sorted() {
+            var entry = devices[id]!
+            buffer.removeAll(keepingCapacity: true)
+            do {
+                try entry.tracker.apply(update, appendingTo: &buffer)
+            } catch {
+                // Checked above: no device's time lies after the update's.
+                throw UpdateRefusal(status: 409, message: "device \(id): \(error)")
+            }
+            for k in buffer.indices { buffer[k].deviceID = id }
+            removalExits += buffer.filter { $0.reason == .fenceRemoved }.count
+            publish(buffer, device: id, entry: &entry, into: &lines)
+            devices[id] = entry
+            // Every device: its clock moved to the update's time even when nothing fired.
+            set.devices.append(record(id, entry))
+        }
+        let change = update.change
+        fences = Fences(context: update.context, version: fences.version + 1, at: time)
+        evaluator = try ContainmentEvaluator(fenceSet: newSet)
+        metrics.fenceVersion.set(Double(fences.version))
+        metrics.fences.set(Double(newSet.count))
+        set.events = lines
+        set.fences = (fences.version, time, compiled)
+        let response = "{\"version\":\(fences.version),\"at\":\(time),\"added\":\(change.added.count),\"removed\":\(change.removed.count),"
+            + "\"changed\":\(change.changed.count),\"unchanged\":\(change.unchanged.count),\"removalExits\":\(removalExits),"
+            + "\"events\":\(lines.count)}"
+        return (committer.enqueue(set), Data(response.utf8))
+    }
+
+    /// The device with the latest input time and that time, or nil without devices.
+    func latestInput() -> (id: String, time: Int64)? {
+        var best: (id: String, time: Int64)? = nil
+        for (id, entry) in devices {
+            guard let time = entry.tracker.latestTime?.milliseconds else { continue }
+            if best == nil || time > best!.time { best = (id, time) }
+        }
+        return best
+    }
+}

@@ -1,0 +1,110 @@
+import Foundation
+import GeofenceEngine
+
+/// `POST /v1/fixes`: a body's fixes through the devices' trackers.
+extension Engine {
+    /// The answer to one ingest request, and when it may be sent.
+    struct Outcome: Sendable {
+        /// Completes when the request's effect is durable.
+        var ticket: CommitTicket
+        /// `{"accepted":N,"rejected":[…],"events":[…]}`.
+        var response: Data
+        /// True when an earlier request with the same `Idempotency-Key` made the response.
+        var replayed: Bool
+    }
+
+    /// One refused line of a request, by the CLI's reason names.
+    struct Refusal: Sendable {
+        var line: Int
+        var reason: String
+        var detail: String
+    }
+
+    /// Applies the accepted lines in line order; each fix is refused on its own when its
+    /// tracker refuses it (`accuracy` beyond the limit, `order`: older than its device's
+    /// latest accepted fix). With an `Idempotency-Key` seen before, applies nothing and
+    /// answers what the first request answered.
+    func ingest(accepted: [FixLines.Accepted], rejected: [FixLines.Rejected], key: String?) throws -> Outcome {
+        if let key {
+            if let pending = inflight[key] { return Outcome(ticket: pending.ticket, response: pending.response, replayed: true) }
+            // Read here, inside the actor: a retry racing its first request cannot miss both
+            // the in-flight entry and the stored record.
+            if let stored = try store.response(forKey: key) { return Outcome(ticket: .done, response: stored, replayed: true) }
+        }
+        var refusals = rejected.map { Refusal(line: $0.line, reason: $0.reason.rawValue, detail: $0.detail) }
+        var lines: [EventLine] = []
+        var touched: [String] = []
+        var seen = Set<String>()
+        var buffer: [GeofenceEvent] = []
+        var count = 0
+        let context = fences.context
+        for item in accepted {
+            var entry = devices[item.deviceID] ?? Device(tracker: DeviceTracker(context: context), events: 0)
+            if let latest = entry.tracker.latestTime, item.fix.timestamp < latest {
+                refusals.append(Refusal(
+                    line: item.line, reason: "order",
+                    detail: "\(item.fix.timestamp.milliseconds) ms is earlier than the device's latest accepted fix at \(latest.milliseconds) ms"))
+                continue
+            }
+            if let rejection = context.rejection(of: item.fix) {
+                refusals.append(Refusal(line: item.line, reason: rejection.reason.rawValue, detail: rejection.detail))
+                continue
+            }
+            let observation: FixObservation
+            do {
+                observation = try context.observe(item.fix, using: evaluator)
+            } catch {
+                refusals.append(Refusal(line: item.line, reason: "coordinate", detail: "\(error)"))
+                continue
+            }
+            buffer.removeAll(keepingCapacity: true)
+            if let rejection = entry.tracker.update(observation, appendingTo: &buffer) {
+                refusals.append(Refusal(line: item.line, reason: rejection.reason.rawValue, detail: rejection.detail))
+                continue
+            }
+            for k in buffer.indices { buffer[k].deviceID = item.deviceID }
+            publish(buffer, device: item.deviceID, entry: &entry, into: &lines)
+            devices[item.deviceID] = entry
+            if seen.insert(item.deviceID).inserted { touched.append(item.deviceID) }
+            count += 1
+        }
+        refusals.sort { $0.line < $1.line }
+        metrics.record(accepted: count, rejectedReasons: refusals.map(\.reason))
+        metrics.devices.set(Double(devices.count))
+        let response = Self.responseBody(accepted: count, refusals: refusals, events: lines)
+        var set = Store.WriteSet()
+        set.events = lines
+        set.devices = touched.map { record($0, devices[$0]!) }
+        if let key { set.idempotency = (key, response) }
+        let ticket = set.isEmpty ? CommitTicket.done : committer.enqueue(set)
+        if let key { inflight[key] = (ticket, response) }
+        return Outcome(ticket: ticket, response: response, replayed: false)
+    }
+
+    /// Drops a key's in-flight entry once its commit completed (the database answers for it
+    /// from then on).
+    func settled(key: String) {
+        inflight[key] = nil
+    }
+
+    /// The response's JSON; the events are their stored lines, so a replay is byte for byte
+    /// the first answer.
+    static func responseBody(accepted: Int, refusals: [Refusal], events: [EventLine]) -> Data {
+        var out = "{\"accepted\":\(accepted),\"rejected\":["
+        for (k, refusal) in refusals.enumerated() {
+            if k > 0 { out += "," }
+            out += "{\"line\":\(refusal.line),\"reason\":"
+            JSONText.appendString(refusal.reason, to: &out)
+            out += ",\"detail\":"
+            JSONText.appendString(refusal.detail, to: &out)
+            out += "}"
+        }
+        out += "],\"events\":["
+        for (k, line) in events.enumerated() {
+            if k > 0 { out += "," }
+            out += line.text
+        }
+        out += "]}"
+        return Data(out.utf8)
+    }
+}

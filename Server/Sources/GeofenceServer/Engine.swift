@@ -1,0 +1,155 @@
+import Foundation
+import GeofenceEngine
+import Logging
+
+/// The live state of the server: the fence set, every device's tracker, the next sequence
+/// number and the requests in flight; one actor, so each request's fixes apply in one piece
+/// and sequence numbers follow the order in which events were made.
+///
+/// The fence set is an immutable `Sendable` value; the actor owns the one
+/// ``ContainmentEvaluator`` it asks (an evaluator is not `Sendable`, so it never leaves the
+/// actor). Memory is ahead of the database only between a request's processing and its
+/// commit: a request is acknowledged once its ``CommitTicket`` completes, and a failed
+/// commit stops the process (``GroupCommitter``).
+actor Engine {
+    /// One device: its tracker and how many events it has had (the next event's ordinal).
+    struct Device: Sendable {
+        var tracker: DeviceTracker
+        var events: Int64
+    }
+
+    /// The fences in force: the set, the context every tracker shares, the version (1 for
+    /// the first set, one more per update) and when it took effect (nil for the first).
+    struct Fences: Sendable {
+        var context: TrackerContext
+        var version: Int64
+        var at: Int64?
+        var set: FenceSet { context.fenceSet }
+    }
+
+    let committer: GroupCommitter
+    let store: Store
+    let onFenceRemoved: FenceUpdate.RemovalPolicy
+    let logger: Logger
+    let metrics: ServerMetrics
+    var fences: Fences
+    var evaluator: ContainmentEvaluator
+    var devices: [String: Device]
+    var nextSeq: Int64
+    /// Responses of requests with an `Idempotency-Key` whose commit has not completed: a
+    /// retry arriving meanwhile waits for the same commit and gets the same answer.
+    var inflight: [String: (ticket: CommitTicket, response: Data)] = [:]
+
+    init(
+        fences: Fences, devices: [String: Device], nextSeq: Int64, store: Store, committer: GroupCommitter,
+        onFenceRemoved: FenceUpdate.RemovalPolicy, logger: Logger, metrics: ServerMetrics
+    ) throws {
+        self.fences = fences
+        self.evaluator = try ContainmentEvaluator(fenceSet: fences.set)
+        self.devices = devices
+        self.nextSeq = nextSeq
+        self.store = store
+        self.committer = committer
+        self.onFenceRemoved = onFenceRemoved
+        self.logger = logger
+        self.metrics = metrics
+        metrics.devices.set(Double(devices.count))
+        metrics.fenceVersion.set(Double(fences.version))
+        metrics.fences.set(Double(fences.set.count))
+    }
+
+    /// The engine as the database left it: the stored fence set (or `options.fencesPath`'s
+    /// for a new folder), every device restored from its snapshot, sequence numbers going on
+    /// from the last stored event.
+    /// - Throws: ``ServerError`` for a fence file that cannot be read, or a folder written
+    ///   with other tracker options.
+    static func open(
+        options: ServerOptions, store: Store, committer: GroupCommitter, logger: Logger, metrics: ServerMetrics
+    ) throws -> Engine {
+        let configuration = try Self.checkConfiguration(options.configuration, store: store)
+        let fences = try Self.openFences(options: options, configuration: configuration, store: store, logger: logger)
+        var devices: [String: Device] = [:]
+        for row in try store.devices() {
+            let snapshot = try SnapshotStore.decode(DeviceSnapshot.self, from: [UInt8](row.state))
+            // The same set the snapshot was taken on: restoring causes no event.
+            let (tracker, events) = try DeviceTracker.restore(snapshot, context: fences.context, onFenceRemoved: options.onFenceRemoved)
+            if !events.isEmpty { logger.warning("device \(row.id): restoring made \(events.count) events, dropped") }
+            devices[row.id] = Device(tracker: tracker, events: row.events)
+        }
+        let engine = try Engine(
+            fences: fences, devices: devices, nextSeq: try store.lastSeq() + 1, store: store, committer: committer,
+            onFenceRemoved: options.onFenceRemoved, logger: logger, metrics: metrics)
+        logger.info("fence set version \(fences.version): \(fences.set.count) fences; \(devices.count) devices restored")
+        return engine
+    }
+
+    /// The tracker options of the folder: stored on first start; a later start with other
+    /// options is refused, since the stored states were made with the first ones.
+    static func checkConfiguration(_ configuration: TrackerConfiguration, store: Store) throws -> TrackerConfiguration {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let text = String(decoding: try encoder.encode(configuration), as: UTF8.self)
+        if let stored = try store.meta("configuration") {
+            guard stored == text else {
+                throw ServerError("--data holds state made with other tracker options (\(stored)); start with the same options or a new --data")
+            }
+        } else {
+            try store.setMeta("configuration", text)
+        }
+        return configuration
+    }
+
+    /// The stored fence set, or for a new folder the `--fences` file, stored as a compiled
+    /// file. The server always runs on the set read back from compiled bytes, so a restarted
+    /// server has the very fences a never-restarted one had.
+    static func openFences(options: ServerOptions, configuration: TrackerConfiguration, store: Store, logger: Logger) throws -> Fences {
+        if let stored = try store.currentFences() {
+            let set = try FenceSet.load(bytes: stored.bytes, name: "the stored fence set, version \(stored.version)")
+            logger.info("using the stored fence set version \(stored.version); --fences is read only for a new --data")
+            return Fences(context: try TrackerContext(fenceSet: set, configuration: configuration), version: stored.version, at: stored.at)
+        }
+        let given: FenceSet
+        do {
+            given = try FenceSet.load(path: options.fencesPath)
+        } catch {
+            throw ServerError("--fences \(options.fencesPath): \(error)")
+        }
+        let bytes = Data(given.compiledBytes())
+        let set = try FenceSet.load(bytes: bytes, name: options.fencesPath)
+        var first = Store.WriteSet()
+        first.fences = (1, nil, bytes)
+        try Self.commitNow(first, store: store)
+        return Fences(context: try TrackerContext(fenceSet: set, configuration: configuration), version: 1, at: nil)
+    }
+
+    /// A write at start, before any request: synchronous, through the pool's own queue.
+    private static func commitNow(_ set: Store.WriteSet, store: Store) throws {
+        let fences = set.fences!
+        try store.pool.write { db in
+            try db.execute(
+                sql: "INSERT INTO fences(version, at, bytes) VALUES (?, ?, ?)", arguments: [fences.version, fences.at, fences.bytes])
+        }
+    }
+
+    /// Gives each event its sequence number and stable id, in order, and counts it on its device.
+    func publish(_ events: [GeofenceEvent], device id: String, entry: inout Device, into lines: inout [EventLine]) {
+        for event in events {
+            let eventID = EventLine.id(deviceID: id, event: event, ordinal: entry.events)
+            entry.events += 1
+            lines.append(EventLine(event, deviceID: id, seq: nextSeq, id: eventID))
+            metrics.events[event.type.name]?.increment()
+            nextSeq += 1
+        }
+    }
+
+    /// The stored form of a device.
+    func record(_ id: String, _ entry: Device) -> (id: String, state: Data, events: Int64) {
+        do {
+            return (id, Data(try SnapshotStore.encode(entry.tracker.snapshot())), entry.events)
+        } catch {
+            // Encoding a tracker's own snapshot cannot fail; if it did, the state could not be
+            // made durable, and acknowledging would lose it.
+            fatalError("device \(id): its snapshot cannot be encoded: \(error)")
+        }
+    }
+}

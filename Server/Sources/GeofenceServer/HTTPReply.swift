@@ -1,0 +1,47 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+
+/// Responses the routes build: JSON and NDJSON bodies, and errors as `{"error":"…"}`.
+enum HTTPReply {
+    static func json(_ body: Data, status: HTTPResponse.Status = .ok, headers: HTTPFields = [:]) -> Response {
+        var fields = headers
+        fields[.contentType] = "application/json"
+        return Response(status: status, headers: fields, body: ResponseBody(byteBuffer: ByteBuffer(bytes: body)))
+    }
+
+    static func ndjson(_ lines: [String]) -> Response {
+        var text = ""
+        for line in lines {
+            text += line
+            text += "\n"
+        }
+        return Response(
+            status: .ok, headers: [.contentType: "application/x-ndjson"], body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
+    }
+
+    static func error(_ status: HTTPResponse.Status, _ message: String) -> Response {
+        var out = "{\"error\":"
+        JSONText.appendString(message, to: &out)
+        out += "}"
+        var headers: HTTPFields = [:]
+        // RFC 6750: a 401 names the scheme the client should use.
+        if status == .unauthorized { headers[.wwwAuthenticate] = "Bearer" }
+        return json(Data(out.utf8), status: status, headers: headers)
+    }
+
+    /// The media type of a `Content-Type` value, lower-cased, without parameters.
+    static func mediaType(_ value: String?) -> String? {
+        guard let value else { return nil }
+        return value.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+    }
+}
+
+extension HTTPField.Name {
+    /// The client's key for a request that may be retried: the same key, the same answer.
+    static let idempotencyKey = HTTPField.Name("Idempotency-Key")!
+    /// On a response an earlier request with the same `Idempotency-Key` made.
+    static let idempotentReplayed = HTTPField.Name("Idempotent-Replayed")!
+    /// Where a reconnecting Server-Sent Events client resumes.
+    static let lastEventID = HTTPField.Name("Last-Event-ID")!
+}

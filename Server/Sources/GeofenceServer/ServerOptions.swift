@@ -1,0 +1,80 @@
+import GeofenceEngine
+
+/// Everything a server run is told on its command line, checked: what
+/// ``GeofenceServerRunner`` needs to start.
+public struct ServerOptions: Sendable {
+    /// When a commit reaches the disk: with every commit, or by a periodic checkpoint.
+    public enum FsyncMode: String, Sendable, CaseIterable {
+        /// SQLite `synchronous=FULL`: each group commit fsyncs the WAL before it is
+        /// acknowledged. Survives a power loss.
+        case always
+        /// SQLite `synchronous=NORMAL`: a commit is in the operating system's cache when it
+        /// is acknowledged (it survives `kill -9`, not a power loss); a checkpoint every
+        /// ``ServerOptions/fsyncInterval`` seconds syncs it.
+        case interval
+    }
+
+    /// The fence file used when `data` holds no fence set yet (GeoJSON, GeoJSONSeq or compiled).
+    public var fencesPath: String
+    /// The folder of the server's database and lock file; created when missing.
+    public var dataPath: String
+    public var host: String
+    /// 0: any free port (the line printed at start names it).
+    public var port: Int
+    /// `TOKEN SCOPE` lines; nil: no authentication, and only a loopback address may be bound.
+    public var tokenFile: String?
+    public var fsync: FsyncMode
+    /// Seconds between checkpoints with ``FsyncMode/interval``.
+    public var fsyncInterval: Double
+    /// A request body larger than this is refused with 413.
+    public var maximumBodyBytes: Int
+    /// The trackers' options, as `geofence evaluate` takes them.
+    public var configuration: TrackerConfiguration
+    /// What a fence update does for a device reported inside a removed fence.
+    public var onFenceRemoved: FenceUpdate.RemovalPolicy
+
+    public init(
+        fencesPath: String, dataPath: String, host: String = "127.0.0.1", port: Int = 8080, tokenFile: String? = nil,
+        fsync: FsyncMode = .always, fsyncInterval: Double = 1, maximumBodyBytes: Int = 64 << 20,
+        configuration: TrackerConfiguration = TrackerConfiguration(), onFenceRemoved: FenceUpdate.RemovalPolicy = .exit
+    ) {
+        self.fencesPath = fencesPath
+        self.dataPath = dataPath
+        self.host = host
+        self.port = port
+        self.tokenFile = tokenFile
+        self.fsync = fsync
+        self.fsyncInterval = fsyncInterval
+        self.maximumBodyBytes = maximumBodyBytes
+        self.configuration = configuration
+        self.onFenceRemoved = onFenceRemoved
+    }
+
+    /// True for the addresses only this machine reaches: `localhost`, 127.0.0.0/8 and `::1`.
+    public static func isLoopback(_ host: String) -> Bool {
+        if host == "localhost" || host == "::1" || host == "[::1]" { return true }
+        let parts = host.split(separator: ".", omittingEmptySubsequences: false)
+        return parts.count == 4 && parts[0] == "127" && parts.allSatisfy { UInt8($0) != nil }
+    }
+
+    /// Why these options cannot start a server, or nil. An open server without tokens on a
+    /// reachable address would let anyone post fixes and replace the fences.
+    public var problem: String? {
+        if tokenFile == nil && !Self.isLoopback(host) {
+            return "--host \(host) is not a loopback address: without --token-file the server binds only 127.0.0.1, ::1 or localhost"
+        }
+        if !(0...65535).contains(port) { return "--port \(port) is not a port number (0 to 65535; 0: any free port)" }
+        if maximumBodyBytes < 1 { return "--max-body-bytes must be at least 1" }
+        if !(fsyncInterval > 0) { return "--fsync-interval must be a positive number of seconds" }
+        do { try configuration.validate() } catch { return error.description }
+        return nil
+    }
+}
+
+/// A problem that stops the server from starting (bad options, an unreadable fence file, a
+/// data folder in use): the executable prints it on one line and exits with status 2.
+public struct ServerError: Error, CustomStringConvertible, Sendable {
+    public var description: String
+
+    public init(_ description: String) { self.description = description }
+}

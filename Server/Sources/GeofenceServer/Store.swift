@@ -1,0 +1,140 @@
+import Foundation
+import GRDB
+
+/// The server's database: SQLite in WAL mode under `--data`, through GRDB.
+///
+/// Tables:
+/// - `events(seq, id, device, line)`: every event published, by its sequence number;
+/// - `devices(id, state, events)`: each device's tracker (`SnapshotStore.encode`) and how
+///   many events it has had (the ordinal in the next event's id);
+/// - `requests(key, response)`: the response to each `Idempotency-Key`;
+/// - `fences(version, at, bytes)`: the current fence set as a compiled file, and when it
+///   took effect;
+/// - `meta(key, value)`: the tracker configuration the state was made with.
+///
+/// Each ``WriteSet`` of one group commit goes in one transaction, so a crash leaves a
+/// request's events, device states and idempotency record all there or all absent.
+final class Store: Sendable {
+    let pool: DatabasePool
+
+    /// Opens (creating when needed) `folder/server.sqlite`.
+    /// - Parameter synchronousFull: fsync the WAL at every commit (`--fsync always`).
+    init(folder: String, synchronousFull: Bool) throws {
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(5)
+        configuration.prepareDatabase { db in
+            try db.execute(sql: synchronousFull ? "PRAGMA synchronous = FULL" : "PRAGMA synchronous = NORMAL")
+        }
+        // A DatabasePool opens the file in WAL mode: readers (GET /v1/events) never wait
+        // for the writer's group commits.
+        pool = try DatabasePool(path: folder + "/server.sqlite", configuration: configuration)
+        try pool.write { db in
+            try db.execute(sql: """
+                CREATE TABLE IF NOT EXISTS events(seq INTEGER PRIMARY KEY, id TEXT NOT NULL, device TEXT NOT NULL, line TEXT NOT NULL);
+                CREATE TABLE IF NOT EXISTS devices(id TEXT PRIMARY KEY, state BLOB NOT NULL, events INTEGER NOT NULL) WITHOUT ROWID;
+                CREATE TABLE IF NOT EXISTS requests(key TEXT PRIMARY KEY, response BLOB NOT NULL) WITHOUT ROWID;
+                CREATE TABLE IF NOT EXISTS fences(version INTEGER PRIMARY KEY, at INTEGER, bytes BLOB NOT NULL);
+                CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+                """)
+        }
+    }
+
+    /// What one or more requests changed, written in one transaction.
+    struct WriteSet: Sendable {
+        var events: [EventLine] = []
+        /// Device id, encoded tracker, events so far.
+        var devices: [(id: String, state: Data, events: Int64)] = []
+        var idempotency: (key: String, response: Data)?
+        var fences: (version: Int64, at: Int64?, bytes: Data)?
+
+        var isEmpty: Bool { events.isEmpty && devices.isEmpty && idempotency == nil && fences == nil }
+    }
+
+    /// Writes every set in one transaction, in order (a later set's device state wins).
+    func commit(_ sets: [WriteSet]) async throws {
+        try await pool.write { db in
+            let event = try db.cachedStatement(sql: "INSERT INTO events(seq, id, device, line) VALUES (?, ?, ?, ?)")
+            let device = try db.cachedStatement(sql: "INSERT OR REPLACE INTO devices(id, state, events) VALUES (?, ?, ?)")
+            let request = try db.cachedStatement(sql: "INSERT OR REPLACE INTO requests(key, response) VALUES (?, ?)")
+            for set in sets {
+                for line in set.events { try event.execute(arguments: [line.seq, line.id, line.deviceID, line.text]) }
+                for entry in set.devices { try device.execute(arguments: [entry.id, entry.state, entry.events]) }
+                if let record = set.idempotency { try request.execute(arguments: [record.key, record.response]) }
+                if let fences = set.fences {
+                    // Only the current set is needed to restart; older versions are dropped.
+                    try db.execute(sql: "DELETE FROM fences")
+                    try db.execute(
+                        sql: "INSERT INTO fences(version, at, bytes) VALUES (?, ?, ?)",
+                        arguments: [fences.version, fences.at, fences.bytes])
+                }
+            }
+        }
+    }
+
+    // MARK: Reads at start
+
+    /// The stored fence set (version, time it took effect, compiled bytes), or nil for a new folder.
+    func currentFences() throws -> (version: Int64, at: Int64?, bytes: Data)? {
+        try pool.read { db in
+            guard let row = try Row.fetchOne(db, sql: "SELECT version, at, bytes FROM fences ORDER BY version DESC LIMIT 1") else {
+                return nil
+            }
+            let version: Int64 = row["version"]
+            let at: Int64? = row["at"]
+            let bytes: Data = row["bytes"]
+            return (version, at, bytes)
+        }
+    }
+
+    func meta(_ key: String) throws -> String? {
+        try pool.read { db in try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = ?", arguments: [key]) }
+    }
+
+    func setMeta(_ key: String, _ value: String) throws {
+        try pool.write { db in
+            try db.execute(sql: "INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", arguments: [key, value])
+        }
+    }
+
+    /// Every device's stored state, in id order.
+    func devices() throws -> [(id: String, state: Data, events: Int64)] {
+        try pool.read { db in
+            try Row.fetchAll(db, sql: "SELECT id, state, events FROM devices ORDER BY id").map { row -> (id: String, state: Data, events: Int64) in
+                (id: row["id"], state: row["state"], events: row["events"])
+            }
+        }
+    }
+
+    /// The largest sequence number handed out so far, 0 for none.
+    func lastSeq() throws -> Int64 {
+        try pool.read { db in try Int64.fetchOne(db, sql: "SELECT MAX(seq) FROM events") ?? 0 }
+    }
+
+    // MARK: Reads while serving
+
+    /// The response stored for an idempotency key.
+    func response(forKey key: String) throws -> Data? {
+        try pool.read { db in try Data.fetchOne(db, sql: "SELECT response FROM requests WHERE key = ?", arguments: [key]) }
+    }
+
+    /// Up to `limit` event lines with a sequence number above `after`, in order.
+    func events(after: Int64, limit: Int) async throws -> [String] {
+        try await pool.read { db in
+            try String.fetchAll(db, sql: "SELECT line FROM events WHERE seq > ? ORDER BY seq LIMIT ?", arguments: [after, limit])
+        }
+    }
+
+    /// ``events(after:limit:)`` with each line's sequence number.
+    func eventsWithSeq(after: Int64, limit: Int) async throws -> [(seq: Int64, line: String)] {
+        try await pool.read { db in
+            try Row.fetchAll(db, sql: "SELECT seq, line FROM events WHERE seq > ? ORDER BY seq LIMIT ?", arguments: [after, limit])
+                .map { row -> (seq: Int64, line: String) in (seq: row["seq"], line: row["line"]) }
+        }
+    }
+
+    /// Moves the WAL's content into the database file and syncs it (`--fsync interval`'s
+    /// periodic sync, and at shutdown).
+    func checkpoint() throws {
+        try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA wal_checkpoint(PASSIVE)") }
+    }
+}

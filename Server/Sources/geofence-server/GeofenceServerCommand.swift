@@ -1,0 +1,109 @@
+import ArgumentParser
+import Foundation
+import GeofenceEngine
+import GeofenceServer
+import Logging
+
+/// `geofence-server`: the engine as a live HTTP service. Bad arguments or a problem found
+/// before listening print one line and exit with status 2, as the `geofence` CLI does.
+@main
+struct GeofenceServerCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "geofence-server",
+        abstract: "Geofencing over HTTP: fixes in, events out, durable in SQLite (docs/server.md).")
+
+    @Option(help: "Fences for a new --data: GeoJSON (a FeatureCollection or GeoJSONSeq) or a compiled fence file. A --data that holds a fence set keeps it (PUT /v1/fences replaces it).")
+    var fences: String
+
+    @Option(help: "Folder of the server's database (created when missing). One server at a time.")
+    var data: String
+
+    @Option(help: "Address to listen on. Without --token-file only a loopback address is allowed.")
+    var host = "127.0.0.1"
+
+    @Option(help: "Port to listen on; 0 picks a free one (printed on standard output).")
+    var port = 8080
+
+    @Option(help: "Bearer tokens: lines 'TOKEN SCOPE', scopes ingest, read, admin.")
+    var tokenFile: String?
+
+    @Option(help: "always: fsync every group commit before answering; interval: answer once the commit is in the OS (survives kill -9, not a power loss) and checkpoint every --fsync-interval seconds.")
+    var fsync: String = "always"
+
+    @Option(help: "Seconds between checkpoints with --fsync interval.")
+    var fsyncInterval: Double = 1
+
+    @Option(help: "Largest request body in bytes; larger ones get 413.")
+    var maxBodyBytes: Int = 64 << 20
+
+    @Option(help: "Ignore period in seconds: the quiet window each entrance/exit opens.")
+    var ignorePeriod: Double = 30
+
+    @Option(help: "Default dwell time in seconds (a fence's dwellSeconds wins; 0 disables).")
+    var dwell: Double = 60
+
+    @Option(help: "Enter tolerance, as a fraction of the fence radius.")
+    var enterTolerance: Double = 0
+
+    @Option(help: "Exit tolerance, as a fraction of the fence radius.")
+    var exitTolerance: Double = 0
+
+    @Option(help: "Fixes with a worse accuracy (metres) are rejected (reason accuracy).")
+    var maxAccuracy: Double = 1000
+
+    @Option(help: "What a fence update does for a device reported inside a removed fence: exit or silent.")
+    var onFenceRemoved: String = "exit"
+
+    @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
+    var logLevel: String = "info"
+
+    /// Parses and runs; a bad argument, or a failure to listen, prints one line and exits with
+    /// status 2 (ArgumentParser's own would be 64, with the usage below the message).
+    static func main() async {
+        do {
+            let command = try parseAsRoot()
+            guard let server = command as? GeofenceServerCommand else {
+                // --help and the like come back as errors; anything else is not a server run.
+                throw CleanExit.helpRequest(command)
+            }
+            try await server.run()
+        } catch {
+            if exitCode(for: error) == .success {
+                print(fullMessage(for: error))
+                Foundation.exit(0)
+            }
+            FileHandle.standardError.write(Data("geofence-server: \(message(for: error))\n".utf8))
+            Foundation.exit(2)
+        }
+    }
+
+    func run() async throws {
+        guard let mode = ServerOptions.FsyncMode(rawValue: fsync) else { fail("--fsync must be always or interval") }
+        guard let policy = FenceUpdate.RemovalPolicy(rawValue: onFenceRemoved) else { fail("--on-fence-removed must be exit or silent") }
+        guard let level = Logger.Level(rawValue: logLevel) else { fail("--log-level \(logLevel) is not a log level") }
+        let configuration = TrackerConfiguration(
+            ignorePeriod: ignorePeriod, dwell: dwell, enterToleranceFraction: enterTolerance, exitToleranceFraction: exitTolerance,
+            maxAccuracy: maxAccuracy)
+        let options = ServerOptions(
+            fencesPath: fences, dataPath: data, host: host, port: port, tokenFile: tokenFile, fsync: mode,
+            fsyncInterval: fsyncInterval, maximumBodyBytes: maxBodyBytes, configuration: configuration, onFenceRemoved: policy)
+        // Logs go to standard error: standard output carries only the listening line.
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        let logger = Logger(label: "geofence-server")
+        do {
+            try await GeofenceServerRunner.run(options, logger: logger)
+        } catch let error as ServerError {
+            fail(error.description)
+        }
+    }
+
+    /// Prints `geofence-server: MESSAGE` on standard error and exits with status 2.
+    func fail(_ message: String) -> Never {
+        FileHandle.standardError.write(Data("geofence-server: \(message)\n".utf8))
+        Foundation.exit(2)
+    }
+}

@@ -1,0 +1,64 @@
+import Foundation
+import GeofenceEngine
+import Testing
+
+@Suite("PUT /v1/fences")
+struct FenceUpdateTests {
+    @Test("a device inside a removed fence gets the library's removal exit; durable, and a restart uses the new set")
+    func removalExit() throws {
+        let folder = try TestFolder()
+        var server = try startServer(folder)
+        let t = TestWorld.start
+        let fixes = [
+            TestWorld.Item(device: "p", fix: Fix(timestamp: Timestamp(milliseconds: t), latitude: 40.75, longitude: -73.98)),
+            TestWorld.Item(device: "p", fix: Fix(timestamp: Timestamp(milliseconds: t + 10_000), latitude: 40.7501, longitude: -73.9801)),
+        ]
+        let posted = try server.request("POST", "/v1/fixes", headers: ndjsonType, body: TestWorld.ndjson(fixes))
+        #expect(try TestWorld.events(inResponse: posted).map(\.type) == [.entrance])
+
+        let at = t + 30_000
+        let early = try server.request("PUT", "/v1/fences?at=\(t + 5_000)", body: Data(TestWorld.fencesWithoutHome.utf8))
+        #expect(early.status == 409, "before the device's latest fix")
+        let update = try server.request("PUT", "/v1/fences?at=\(at)", body: Data(TestWorld.fencesWithoutHome.utf8))
+        #expect(update.status == 200)
+        #expect(update.json["version"] as? Int == 2)
+        #expect(update.json["removed"] as? Int == 1 && update.json["added"] as? Int == 0)
+        #expect(update.json["unchanged"] as? Int == 3 && update.json["changed"] as? Int == 0)
+        #expect(update.json["removalExits"] as? Int == 1)
+
+        // The library, given the same fixes and update.
+        let reference = try TestWorld.Reference(fencesPath: folder.path("fences.geojson"))
+        _ = try reference.feed(fixes)
+        let newPath = try TestWorld.writeFences(in: folder, TestWorld.fencesWithoutHome, name: "new.geojson")
+        let fenceUpdate = try FenceUpdate(from: reference.context, to: try FenceSet.load(path: newPath), at: Timestamp(milliseconds: at))
+        var tracker = reference.trackers["p"]!
+        var expected = try tracker.apply(fenceUpdate)
+        for k in expected.indices { expected[k].deviceID = "p" }
+        // The dwell falls due at 60 s, after the update: only the removal exit.
+        #expect(expected.count == 1 && expected.first?.reason == .fenceRemoved && expected.first?.geofenceID == "home")
+
+        let log = try server.request("GET", "/v1/events?after=1").text.split(separator: "\n")
+        let logged = try log.map { try JSONDecoder().decode(GeofenceEvent.self, from: Data($0.utf8)) }
+        #expect(logged == expected)
+        #expect(log.last?.contains("\"reason\":\"fenceRemoved\"") == true)
+
+        #expect(server.terminate().status == 0)
+        server = try startServer(folder)
+        let health = try server.request("GET", "/healthz").json
+        #expect(health["fenceVersion"] as? Int == 2 && health["fences"] as? Int == 3)
+        #expect(try server.request("GET", "/v1/devices/p").json["inside"] as? [String] == [])
+        // Back at home: no fence there any more.
+        let later = try server.request(
+            "POST", "/v1/fixes", headers: ndjsonType,
+            body: Data("{\"deviceId\":\"p\",\"timestamp\":\(at + 1000),\"lat\":40.75,\"lng\":-73.98}".utf8))
+        #expect(later.json["accepted"] as? Int == 1 && (later.json["events"] as? [Any])?.isEmpty == true)
+    }
+
+    @Test("a body that is not a fence set is a 400, and changes nothing")
+    func badBody() throws {
+        let folder = try TestFolder()
+        let server = try startServer(folder)
+        #expect(try server.request("PUT", "/v1/fences", body: Data("{\"type\":\"Nonsense\"}".utf8)).status == 400)
+        #expect(try server.request("GET", "/healthz").json["fenceVersion"] as? Int == 1)
+    }
+}
