@@ -20,16 +20,36 @@ extension Engine {
         var detail: String
     }
 
+    /// A request refused because its new devices would take the server past `--max-devices`
+    /// (429); nothing of it was applied.
+    struct DeviceLimitRefusal: Error, Sendable {
+        var message: String
+    }
+
     /// Applies the accepted lines in line order; each fix is refused on its own when its
     /// tracker refuses it (`accuracy` beyond the limit, `order`: older than its device's
     /// latest accepted fix). With an `Idempotency-Key` seen before, applies nothing and
     /// answers what the first request answered.
+    /// - Throws: ``DeviceLimitRefusal`` when the request's devices the server does not hold
+    ///   yet (those of its well-formed lines, whether or not their fixes will be accepted)
+    ///   would take it past ``maximumDevices``; nothing is applied.
     func ingest(accepted: [FixLines.Accepted], rejected: [FixLines.Rejected], key: String?) throws -> Outcome {
         if let key {
             if let pending = inflight[key] { return Outcome(ticket: pending.ticket, response: pending.response, replayed: true) }
             // Read here, inside the actor: a retry racing its first request cannot miss both
             // the in-flight entry and the stored record.
             if let stored = try store.response(forKey: key) { return Outcome(ticket: .done, response: stored, replayed: true) }
+        }
+        // Before any fix is applied, and only when the request could pass the limit at all.
+        if devices.count + accepted.count > maximumDevices {
+            var fresh = Set<String>()
+            for item in accepted where devices[item.deviceID] == nil {
+                fresh.insert(item.deviceID)
+                if devices.count + fresh.count > maximumDevices {
+                    throw DeviceLimitRefusal(message:
+                        "the request would add devices beyond the server's limit of \(maximumDevices) (--max-devices; it holds \(devices.count)); nothing was applied")
+                }
+            }
         }
         var refusals = rejected.map { Refusal(line: $0.line, reason: $0.reason.rawValue, detail: $0.detail) }
         var lines: [EventLine] = []

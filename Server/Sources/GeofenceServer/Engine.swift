@@ -32,6 +32,8 @@ actor Engine {
     let onFenceRemoved: FenceUpdate.RemovalPolicy
     let logger: Logger
     let metrics: ServerMetrics
+    /// `--max-devices`: an ingest request that would add devices beyond it is refused.
+    let maximumDevices: Int
     var fences: Fences
     var evaluator: ContainmentEvaluator
     var devices: [String: Device]
@@ -42,7 +44,7 @@ actor Engine {
 
     init(
         fences: Fences, devices: [String: Device], nextSeq: Int64, store: Store, committer: GroupCommitter,
-        onFenceRemoved: FenceUpdate.RemovalPolicy, logger: Logger, metrics: ServerMetrics
+        onFenceRemoved: FenceUpdate.RemovalPolicy, logger: Logger, metrics: ServerMetrics, maximumDevices: Int = .max
     ) throws {
         self.fences = fences
         self.evaluator = try ContainmentEvaluator(fenceSet: fences.set)
@@ -53,6 +55,7 @@ actor Engine {
         self.onFenceRemoved = onFenceRemoved
         self.logger = logger
         self.metrics = metrics
+        self.maximumDevices = maximumDevices
         metrics.devices.set(Double(devices.count))
         metrics.fenceVersion.set(Double(fences.version))
         metrics.fences.set(Double(fences.set.count))
@@ -78,7 +81,7 @@ actor Engine {
         }
         let engine = try Engine(
             fences: fences, devices: devices, nextSeq: try store.lastSeq() + 1, store: store, committer: committer,
-            onFenceRemoved: options.onFenceRemoved, logger: logger, metrics: metrics)
+            onFenceRemoved: options.onFenceRemoved, logger: logger, metrics: metrics, maximumDevices: options.maximumDevices)
         logger.info("fence set version \(fences.version): \(fences.set.count) fences; \(devices.count) devices restored")
         return engine
     }

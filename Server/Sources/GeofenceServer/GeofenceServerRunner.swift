@@ -45,8 +45,10 @@ public enum GeofenceServerRunner {
         }
         let router = Router()
         router.addMiddleware { MetricsMiddleware() }
-        Routes(engine: engine, store: store, metrics: metrics, feed: feed, tokens: tokens, maximumBodyBytes: options.maximumBodyBytes)
-            .register(on: router)
+        Routes(
+            engine: engine, store: store, metrics: metrics, feed: feed, tokens: tokens, maximumBodyBytes: options.maximumBodyBytes,
+            maximumLines: options.maximumLines
+        ).register(on: router)
         let app = Application(
             router: router,
             configuration: ApplicationConfiguration(address: .hostname(options.host, port: options.port), serverName: "geofence-server"),

@@ -12,6 +12,8 @@ struct Routes: Sendable {
     /// nil: no authentication (the server then listens on loopback only).
     let tokens: TokenStore?
     let maximumBodyBytes: Int
+    /// `--max-lines`: the most lines a `POST /v1/fixes` body may have.
+    let maximumLines: Int
 
     func register(on router: Router<BasicRequestContext>) {
         router.get("healthz") { _, _ in HTTPReply.json(await engine.health()) }
@@ -46,7 +48,58 @@ struct Routes: Sendable {
         }
     }
 
+    /// The whole body of a `POST /v1/fixes`, or the 413 to answer: over `--max-body-bytes`, or
+    /// more than `--max-lines` lines. Lines are counted as the body arrives (line breaks, plus
+    /// a last line without one; blank lines and a CSV's header count), so reading stops at the
+    /// first chunk that passes the limit, and nothing is parsed before the count is known.
+    func fixesBody(of request: Request) async -> Result<ByteBuffer, BodyRefusal> {
+        if let declared = request.headers[.contentLength].flatMap({ Int($0) }), declared > maximumBodyBytes {
+            return .failure(BodyRefusal(response: tooLarge))
+        }
+        var collected = ByteBuffer()
+        var breaks = 0
+        var lastByte: UInt8? = nil
+        do {
+            for try await chunk in request.body {
+                if chunk.readableBytes > maximumBodyBytes - collected.readableBytes {
+                    return .failure(BodyRefusal(response: tooLarge))
+                }
+                breaks += Self.lineBreaks(in: chunk)
+                // More breaks than the limit: at least that many lines and one more.
+                if breaks > maximumLines { return .failure(BodyRefusal(response: tooManyLines)) }
+                if let last = chunk.readableBytesView.last { lastByte = last }
+                collected.writeImmutableBuffer(chunk)
+            }
+        } catch {
+            return .failure(BodyRefusal(response: HTTPReply.error(.badRequest, "the body could not be read: \(error)")))
+        }
+        let lines = breaks + (lastByte == nil || lastByte == UInt8(ascii: "\n") ? 0 : 1)
+        if lines > maximumLines { return .failure(BodyRefusal(response: tooManyLines)) }
+        return .success(collected)
+    }
+
+    /// The number of `\n` bytes in `buffer`.
+    static func lineBreaks(in buffer: ByteBuffer) -> Int {
+        buffer.withUnsafeReadableBytes { raw in
+            guard var p = raw.baseAddress else { return 0 }
+            let end = p + raw.count
+            var n = 0
+            while p < end, let hit = memchr(p, 0x0A, end - p) {
+                n += 1
+                p = UnsafeRawPointer(hit) + 1
+            }
+            return n
+        }
+    }
+
+    var tooManyLines: Response {
+        HTTPReply.error(.contentTooLarge, "the body has more than \(maximumLines) lines (--max-lines \(maximumLines)); nothing was applied")
+    }
+
     var tooLarge: Response { HTTPReply.error(.contentTooLarge, "the body is larger than \(maximumBodyBytes) bytes") }
+
+    /// The epoch milliseconds a fix's timestamp may carry: an optional minus and 1 to 18 digits.
+    static let fixTimeRange: ClosedRange<Int64> = -999_999_999_999_999_999...999_999_999_999_999_999
 
     /// A response in place of a body.
     struct BodyRefusal: Error {
@@ -64,7 +117,7 @@ struct Routes: Sendable {
             return HTTPReply.error(.badRequest, "Content-Type must be application/x-ndjson or text/csv")
         }
         let buffer: ByteBuffer
-        switch await body(of: request) {
+        switch await fixesBody(of: request) {
         case .success(let bytes): buffer = bytes
         case .failure(let refusal): return refusal.response
         }
@@ -83,6 +136,8 @@ struct Routes: Sendable {
         let outcome: Engine.Outcome
         do {
             outcome = try await engine.ingest(accepted: parsed.accepted, rejected: parsed.rejected, key: key)
+        } catch let refusal as Engine.DeviceLimitRefusal {
+            return HTTPReply.error(.tooManyRequests, refusal.message)
         } catch {
             return HTTPReply.error(.internalServerError, "\(error)")
         }
@@ -135,7 +190,11 @@ struct Routes: Sendable {
         if let refusal = refusal(request, needs: .admin) { return refusal }
         var at: Int64? = nil
         if let text = request.uri.queryParameters.get("at") {
-            guard let value = Int64(text) else { return HTTPReply.error(.badRequest, "at must be epoch milliseconds") }
+            // The range a fix's timestamp may have (1 to 18 digits): devices' clocks move to
+            // `at`, so a later time would leave every device unable to send a fix again.
+            guard let value = Int64(text), Self.fixTimeRange.contains(value) else {
+                return HTTPReply.error(.badRequest, "at must be epoch milliseconds, at most 18 digits (as a fix's timestamp)")
+            }
             at = value
         }
         let buffer: ByteBuffer

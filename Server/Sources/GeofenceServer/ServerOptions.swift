@@ -28,6 +28,12 @@ public struct ServerOptions: Sendable {
     public var fsyncInterval: Double
     /// A request body larger than this is refused with 413.
     public var maximumBodyBytes: Int
+    /// A `POST /v1/fixes` body with more lines than this (blank lines and a CSV's header
+    /// included) is refused with 413; lines are counted as the body arrives, before any is read.
+    public var maximumLines: Int
+    /// The most devices the server holds: a `POST /v1/fixes` whose new devices would take it
+    /// past this is refused with 429, and nothing of it applied.
+    public var maximumDevices: Int
     /// The trackers' options, as `geofence evaluate` takes them.
     public var configuration: TrackerConfiguration
     /// What a fence update does for a device reported inside a removed fence.
@@ -36,6 +42,7 @@ public struct ServerOptions: Sendable {
     public init(
         fencesPath: String, dataPath: String, host: String = "127.0.0.1", port: Int = 8080, tokenFile: String? = nil,
         fsync: FsyncMode = .always, fsyncInterval: Double = 1, maximumBodyBytes: Int = 64 << 20,
+        maximumLines: Int = 100_000, maximumDevices: Int = 1_000_000,
         configuration: TrackerConfiguration = TrackerConfiguration(), onFenceRemoved: FenceUpdate.RemovalPolicy = .exit
     ) {
         self.fencesPath = fencesPath
@@ -46,6 +53,8 @@ public struct ServerOptions: Sendable {
         self.fsync = fsync
         self.fsyncInterval = fsyncInterval
         self.maximumBodyBytes = maximumBodyBytes
+        self.maximumLines = maximumLines
+        self.maximumDevices = maximumDevices
         self.configuration = configuration
         self.onFenceRemoved = onFenceRemoved
     }
@@ -65,6 +74,8 @@ public struct ServerOptions: Sendable {
         }
         if !(0...65535).contains(port) { return "--port \(port) is not a port number (0 to 65535; 0: any free port)" }
         if maximumBodyBytes < 1 { return "--max-body-bytes must be at least 1" }
+        if maximumLines < 1 { return "--max-lines must be at least 1" }
+        if maximumDevices < 1 { return "--max-devices must be at least 1" }
         if !(fsyncInterval > 0) { return "--fsync-interval must be a positive number of seconds" }
         do { try configuration.validate() } catch { return error.description }
         return nil

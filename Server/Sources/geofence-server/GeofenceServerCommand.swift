@@ -36,6 +36,12 @@ struct GeofenceServerCommand: AsyncParsableCommand {
     @Option(help: "Largest request body in bytes; larger ones get 413.")
     var maxBodyBytes: Int = 64 << 20
 
+    @Option(help: "Most lines in one POST /v1/fixes body (blank lines and a CSV header included); more get 413, nothing applied.")
+    var maxLines: Int = 100_000
+
+    @Option(help: "Most devices the server holds; a POST /v1/fixes that would add devices beyond it gets 429, nothing applied.")
+    var maxDevices: Int = 1_000_000
+
     @Option(help: "Ignore period in seconds: the quiet window each entrance/exit opens.")
     var ignorePeriod: Double = 30
 
@@ -86,7 +92,8 @@ struct GeofenceServerCommand: AsyncParsableCommand {
             maxAccuracy: maxAccuracy)
         let options = ServerOptions(
             fencesPath: fences, dataPath: data, host: host, port: port, tokenFile: tokenFile, fsync: mode,
-            fsyncInterval: fsyncInterval, maximumBodyBytes: maxBodyBytes, configuration: configuration, onFenceRemoved: policy)
+            fsyncInterval: fsyncInterval, maximumBodyBytes: maxBodyBytes,
+            maximumLines: maxLines, maximumDevices: maxDevices, configuration: configuration, onFenceRemoved: policy)
         // Logs go to standard error: standard output carries only the listening line.
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)

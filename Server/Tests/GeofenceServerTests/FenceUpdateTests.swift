@@ -61,4 +61,27 @@ struct FenceUpdateTests {
         #expect(try server.request("PUT", "/v1/fences", body: Data("{\"type\":\"Nonsense\"}".utf8)).status == 400)
         #expect(try server.request("GET", "/healthz").json["fenceVersion"] as? Int == 1)
     }
+
+    @Test("?at= beyond a fix's timestamp range (18 digits) is a 400 and changes nothing: devices could never send a fix again")
+    func atOutOfRange() throws {
+        let folder = try TestFolder()
+        let server = try startServer(folder)
+        let fix = "{\"deviceId\":\"p\",\"timestamp\":\(TestWorld.start),\"lat\":40.75,\"lng\":-73.98}"
+        #expect(try server.request("POST", "/v1/fixes", headers: ndjsonType, body: Data(fix.utf8)).status == 200)
+        for at in ["9223372036854775807", "1000000000000000000", "-1000000000000000000", "-9223372036854775808"] {
+            let refused = try server.request("PUT", "/v1/fences?at=\(at)", body: Data(TestWorld.fencesWithoutHome.utf8))
+            #expect(refused.status == 400, "at=\(at): \(refused.text)")
+        }
+        let device = try server.request("GET", "/v1/devices/p").json
+        #expect(device["latestTime"] as? Int == Int(TestWorld.start), "the device's clock did not move")
+        #expect(try server.request("GET", "/healthz").json["fenceVersion"] as? Int == 1)
+        // The largest time a fix may carry is accepted, and a fix at that time still applies.
+        let last = "999999999999999999"
+        #expect(try server.request("PUT", "/v1/fences?at=\(last)", body: Data(TestWorld.fencesWithoutHome.utf8)).status == 200)
+        let after = try server.request(
+            "POST", "/v1/fixes", headers: ndjsonType,
+            body: Data("{\"deviceId\":\"p\",\"timestamp\":\(last),\"lat\":40.75,\"lng\":-73.98}".utf8))
+        #expect(after.json["accepted"] as? Int == 1, "\(after.text)")
+        #expect(server.terminate().status == 0)
+    }
 }
