@@ -108,21 +108,30 @@ enum HTTPTestClient {
             headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
         }
         var body = Data(data[end.upperBound...])
-        if headers["transfer-encoding"]?.lowercased() == "chunked" { body = dechunk(body) }
+        // A server killed while it answers leaves a response cut short: that is no answer (a
+        // client cannot tell what it said), as a connection refused is none.
+        if headers["transfer-encoding"]?.lowercased() == "chunked" {
+            guard let payload = dechunk(body) else { throw Failure(description: "incomplete response: the chunked body has no last chunk") }
+            body = payload
+        } else if let text = headers["content-length"], let length = Int(text), body.count < length {
+            throw Failure(description: "incomplete response: \(body.count) of \(length) body bytes")
+        }
         return HTTPResult(status: status, headers: headers, body: body)
     }
 
-    /// The payload of a chunked body.
-    static func dechunk(_ data: Data) -> Data {
+    /// The payload of a chunked body, or nil when it stops before its last (empty) chunk.
+    static func dechunk(_ data: Data) -> Data? {
         var out = Data()
         var rest = Data(data)
         while let lineEnd = rest.range(of: Data("\r\n".utf8)) {
             let sizeText = String(decoding: rest[rest.startIndex..<lineEnd.lowerBound], as: UTF8.self)
-            guard let size = Int(sizeText.split(separator: ";")[0], radix: 16), size > 0 else { break }
+            guard let size = Int(sizeText.split(separator: ";")[0], radix: 16) else { return nil }
+            if size == 0 { return out }
             let start = lineEnd.upperBound
+            guard rest.count >= start - rest.startIndex + size + 2 else { return nil }
             out.append(rest[start..<(start + size)])
             rest = Data(rest[(start + size + 2)...])
         }
-        return out
+        return nil
     }
 }
