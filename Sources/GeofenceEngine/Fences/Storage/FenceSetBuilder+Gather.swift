@@ -94,17 +94,20 @@ extension FenceSetBuilder {
         func table(_ blob: SharedPointer<UInt8>, _ count: UInt64, _ offsets: SharedPointer<UInt64>) -> ByteTable {
             ByteTable(bytes: FrozenBuffer(adopting: blob.base, count: Int(count)), offsets: FrozenBuffer(adopting: offsets.base, count: n + 1))
         }
-        var entrySlots: [Int32] = []
-        let entryBoxes = [BoundingBox](unsafeUninitializedCapacity: entryCount) { boxOut, boxCount in
-            entrySlots = [Int32](unsafeUninitializedCapacity: entryCount) { slotOut, slotCount in
-                // (An empty set's buffers have no address.)
-                guard entryCount > 0 else { return }
-                Self.fillEntries(
-                    count: n, starts: entryStarts, threads: threads, boxes: boxes, into: SharedPointer(boxOut.baseAddress!),
-                    SharedPointer(slotOut.baseAddress!))
-                slotCount = entryCount
+        var entrySlots: [Int32] = [], entryBoxes: [BoundingBox] = []
+        // An empty set keeps the literal empty arrays: `init(unsafeUninitializedCapacity: 0)`
+        // stores its count into the runtime's shared empty-array object, a write that races
+        // (harmlessly, but ThreadSanitizer reports it) with any thread reading an empty array.
+        if entryCount > 0 {
+            entryBoxes = [BoundingBox](unsafeUninitializedCapacity: entryCount) { boxOut, boxCount in
+                entrySlots = [Int32](unsafeUninitializedCapacity: entryCount) { slotOut, slotCount in
+                    Self.fillEntries(
+                        count: n, starts: entryStarts, threads: threads, boxes: boxes, into: SharedPointer(boxOut.baseAddress!),
+                        SharedPointer(slotOut.baseAddress!))
+                    slotCount = entryCount
+                }
+                boxCount = entryCount
             }
-            boxCount = entryCount
         }
         boxes.base.deallocate()
         let shapeSizes = Array(UnsafeBufferPointer(start: sizes.base, count: n))
