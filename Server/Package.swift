@@ -22,6 +22,7 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: ["FullFoundation"]),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.0"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.0.0"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
@@ -36,6 +37,7 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "HeapModule", package: "swift-collections"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Logging", package: "swift-log"),
@@ -47,6 +49,14 @@ let package = Package(
             dependencies: [
                 "GeofenceServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        // The baseline of the single-fix benchmark (Benchmarks/server/bench.sh): a bare
+        // Hummingbird POST handler that reads the body and answers, nothing else.
+        .executableTarget(
+            name: "geofence-bare-server",
+            dependencies: [
+                .product(name: "Hummingbird", package: "hummingbird"),
             ]
         ),
         // The tests run the built executable as a child process (a dependency, so SwiftPM

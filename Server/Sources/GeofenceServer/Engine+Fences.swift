@@ -9,14 +9,14 @@ extension Engine {
         var message: String
     }
 
-    /// Moves every device to `newSet` at `at` (epoch ms; nil: the wall clock now), by the
+    /// Moves every device to `newSet` at `at` (epoch ms; nil: ``currentTime``), by the
     /// library's fence update rules: events due before that time fire first, a device
     /// reported inside a removed fence gets a removal exit. Devices go in id order, so the
     /// events' sequence numbers are the same in every run. The new set, every device's
     /// state and the events are committed together.
     /// - Throws: ``UpdateRefusal`` (409) when the time lies before a device's latest fix.
     func updateFences(to newSet: FenceSet, compiled: Data, at: Int64?) throws -> (ticket: CommitTicket, response: Data) {
-        let time = at ?? Int64((Date().timeIntervalSince1970 * 1000).rounded(.down))
+        let time = at ?? currentTime
         if let latest = latestInput(), latest.time > time {
             throw UpdateRefusal(
                 status: 409,
@@ -30,6 +30,7 @@ extension Engine {
         for id in devices.keys.sorted() {
             var entry = devices[id]!
             buffer.removeAll(keepingCapacity: true)
+            let due = entry.tracker.nextDueTime
             do {
                 try entry.tracker.apply(update, appendingTo: &buffer)
             } catch {
@@ -40,6 +41,7 @@ extension Engine {
             removalExits += buffer.filter { $0.reason == .fenceRemoved }.count
             publish(buffer, device: id, entry: &entry, into: &lines)
             devices[id] = entry
+            schedule(id, entry.tracker, previous: due)
             // Every device: its clock moved to the update's time even when nothing fired.
             set.devices.append(record(id, entry))
         }
@@ -54,6 +56,15 @@ extension Engine {
             + "\"changed\":\(change.changed.count),\"unchanged\":\(change.unchanged.count),\"removalExits\":\(removalExits),"
             + "\"events\":\(lines.count)}"
         return (committer.enqueue(set), Data(response.utf8))
+    }
+
+    /// The server's time now: the wall clock, or with `--clock data` the latest fix time
+    /// accepted (0 before the first).
+    var currentTime: Int64 {
+        switch clockMode {
+        case .wall: Self.wallMilliseconds
+        case .data: Swift.max(clockTime, 0)
+        }
     }
 
     /// The device with the latest input time and that time, or nil without devices.

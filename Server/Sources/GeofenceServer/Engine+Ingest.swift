@@ -57,13 +57,14 @@ extension Engine {
         var seen = Set<String>()
         var buffer: [GeofenceEvent] = []
         var count = 0
+        var latestFix = Int64.min
         let context = fences.context
         for item in accepted {
             var entry = devices[item.deviceID] ?? Device(tracker: DeviceTracker(context: context), events: 0)
             if let latest = entry.tracker.latestTime, item.fix.timestamp < latest {
                 refusals.append(Refusal(
                     line: item.line, reason: "order",
-                    detail: "\(item.fix.timestamp.milliseconds) ms is earlier than the device's latest accepted fix at \(latest.milliseconds) ms"))
+                    detail: "\(item.fix.timestamp.milliseconds) ms is earlier than the device's latest input at \(latest.milliseconds) ms (its latest fix, or an event the server's clock fired)"))
                 continue
             }
             if let rejection = context.rejection(of: item.fix) {
@@ -78,6 +79,7 @@ extension Engine {
                 continue
             }
             buffer.removeAll(keepingCapacity: true)
+            let due = entry.tracker.nextDueTime
             if let rejection = entry.tracker.update(observation, appendingTo: &buffer) {
                 refusals.append(Refusal(line: item.line, reason: rejection.reason.rawValue, detail: rejection.detail))
                 continue
@@ -85,16 +87,30 @@ extension Engine {
             for k in buffer.indices { buffer[k].deviceID = item.deviceID }
             publish(buffer, device: item.deviceID, entry: &entry, into: &lines)
             devices[item.deviceID] = entry
+            schedule(item.deviceID, entry.tracker, previous: due)
             if seen.insert(item.deviceID).inserted { touched.append(item.deviceID) }
+            latestFix = max(latestFix, item.fix.timestamp.milliseconds)
             count += 1
+        }
+        // The data clock moves to the latest fix accepted; what falls due before it fires,
+        // after this request's own events, and goes to the log (not into this response).
+        var clockLines: [EventLine] = []
+        var clockMoved = false
+        if clockMode == .data && latestFix > clockTime {
+            clockTime = latestFix
+            clockMoved = true
+            let fired = fireDue(before: clockTime)
+            clockLines = fired.lines
+            for id in fired.devices where seen.insert(id).inserted { touched.append(id) }
         }
         refusals.sort { $0.line < $1.line }
         metrics.record(accepted: count, rejectedReasons: refusals.map(\.reason))
         metrics.devices.set(Double(devices.count))
         let response = Self.responseBody(accepted: count, refusals: refusals, events: lines)
         var set = Store.WriteSet()
-        set.events = lines
+        set.events = lines + clockLines
         set.devices = touched.map { record($0, devices[$0]!) }
+        if clockMoved { set.meta.append(("clock", String(clockTime))) }
         if let key { set.idempotency = (key, response) }
         let ticket = set.isEmpty ? CommitTicket.done : committer.enqueue(set)
         if let key { inflight[key] = (ticket, response) }

@@ -1,5 +1,6 @@
 import Foundation
 import GeofenceEngine
+import HeapModule
 import Logging
 
 /// The live state of the server: the fence set, every device's tracker, the next sequence
@@ -38,13 +39,22 @@ actor Engine {
     var evaluator: ContainmentEvaluator
     var devices: [String: Device]
     var nextSeq: Int64
+    /// `--clock`: what moves ``clockTime``.
+    let clockMode: ServerOptions.ClockMode
+    /// The server's clock (epoch ms): events due before it have fired. With `--clock data`,
+    /// the latest fix time accepted (stored with each commit that moves it); with the wall
+    /// clock, the time of the latest tick.
+    var clockTime: Int64
+    /// Each device's next due time (``Engine/Due``), stale entries included.
+    var dues = Heap<Due>()
     /// Responses of requests with an `Idempotency-Key` whose commit has not completed: a
     /// retry arriving meanwhile waits for the same commit and gets the same answer.
     var inflight: [String: (ticket: CommitTicket, response: Data)] = [:]
 
     init(
         fences: Fences, devices: [String: Device], nextSeq: Int64, store: Store, committer: GroupCommitter,
-        onFenceRemoved: FenceUpdate.RemovalPolicy, logger: Logger, metrics: ServerMetrics, maximumDevices: Int = .max
+        onFenceRemoved: FenceUpdate.RemovalPolicy, logger: Logger, metrics: ServerMetrics, maximumDevices: Int = .max,
+        clockMode: ServerOptions.ClockMode = .wall, clockTime: Int64 = .min
     ) throws {
         self.fences = fences
         self.evaluator = try ContainmentEvaluator(fenceSet: fences.set)
@@ -56,6 +66,9 @@ actor Engine {
         self.logger = logger
         self.metrics = metrics
         self.maximumDevices = maximumDevices
+        self.clockMode = clockMode
+        self.clockTime = clockTime
+        self.dues = Self.dues(of: devices)
         metrics.devices.set(Double(devices.count))
         metrics.fenceVersion.set(Double(fences.version))
         metrics.fences.set(Double(fences.set.count))
@@ -79,9 +92,12 @@ actor Engine {
             if !events.isEmpty { logger.warning("device \(row.id): restoring made \(events.count) events, dropped") }
             devices[row.id] = Device(tracker: tracker, events: row.events)
         }
+        // The data clock as the last commit that moved it left it; the wall clock reads anew.
+        let clockTime = options.clock == .data ? (try store.meta("clock")).flatMap { Int64($0) } ?? .min : .min
         let engine = try Engine(
             fences: fences, devices: devices, nextSeq: try store.lastSeq() + 1, store: store, committer: committer,
-            onFenceRemoved: options.onFenceRemoved, logger: logger, metrics: metrics, maximumDevices: options.maximumDevices)
+            onFenceRemoved: options.onFenceRemoved, logger: logger, metrics: metrics, maximumDevices: options.maximumDevices,
+            clockMode: options.clock, clockTime: clockTime)
         logger.info("fence set version \(fences.version): \(fences.set.count) fences; \(devices.count) devices restored")
         return engine
     }

@@ -63,6 +63,7 @@ public enum GeofenceServerRunner {
         // HTTP server drains.
         var services: [any Service] = [app, EventFeedCloser(feed: feed)]
         if options.fsync == .interval { services.append(Checkpointer(store: store, seconds: options.fsyncInterval, logger: logger)) }
+        if options.clock == .wall { services.append(ClockService(engine: engine, delay: options.clockDelay)) }
         var configuration = ServiceGroupConfiguration(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
         configuration.maximumGracefulShutdownDuration = .seconds(drainSeconds)
         try await ServiceGroup(configuration: configuration).run()

@@ -14,6 +14,16 @@ public struct ServerOptions: Sendable {
         case interval
     }
 
+    /// What the server's clock reads: the time before which pending events (a dwell, an exit
+    /// at the end of its ignore window) fire without a new fix.
+    public enum ClockMode: String, Sendable, CaseIterable {
+        /// The wall clock, less ``ServerOptions/clockDelay`` seconds: live devices.
+        case wall
+        /// The latest fix time the server accepted: a replay of history gives what the batch
+        /// evaluator gives, whatever the wall clock says.
+        case data
+    }
+
     /// The fence file used when `data` holds no fence set yet (GeoJSON, GeoJSONSeq or compiled).
     public var fencesPath: String
     /// The folder of the server's database and lock file; created when missing.
@@ -38,12 +48,20 @@ public struct ServerOptions: Sendable {
     public var configuration: TrackerConfiguration
     /// What a fence update does for a device reported inside a removed fence.
     public var onFenceRemoved: FenceUpdate.RemovalPolicy
+    public var clock: ClockMode
+    /// Seconds the wall clock is held back (``ClockMode/wall``): a fix that reaches the server
+    /// this much late is still judged before the events its time would have fired.
+    public var clockDelay: Double
+    /// Seconds of events (by the server's clock when each was published) and idempotency
+    /// records kept; older ones are deleted. nil: kept for ever.
+    public var retainEvents: Double?
 
     public init(
         fencesPath: String, dataPath: String, host: String = "127.0.0.1", port: Int = 8080, tokenFile: String? = nil,
         fsync: FsyncMode = .always, fsyncInterval: Double = 1, maximumBodyBytes: Int = 64 << 20,
         maximumLines: Int = 100_000, maximumDevices: Int = 1_000_000,
-        configuration: TrackerConfiguration = TrackerConfiguration(), onFenceRemoved: FenceUpdate.RemovalPolicy = .exit
+        configuration: TrackerConfiguration = TrackerConfiguration(), onFenceRemoved: FenceUpdate.RemovalPolicy = .exit,
+        clock: ClockMode = .wall, clockDelay: Double = 2, retainEvents: Double? = nil
     ) {
         self.fencesPath = fencesPath
         self.dataPath = dataPath
@@ -57,6 +75,9 @@ public struct ServerOptions: Sendable {
         self.maximumDevices = maximumDevices
         self.configuration = configuration
         self.onFenceRemoved = onFenceRemoved
+        self.clock = clock
+        self.clockDelay = clockDelay
+        self.retainEvents = retainEvents
     }
 
     /// True for the addresses only this machine reaches: `localhost`, 127.0.0.0/8 and `::1`.
@@ -77,6 +98,10 @@ public struct ServerOptions: Sendable {
         if maximumLines < 1 { return "--max-lines must be at least 1" }
         if maximumDevices < 1 { return "--max-devices must be at least 1" }
         if !(fsyncInterval > 0) { return "--fsync-interval must be a positive number of seconds" }
+        if !(0...86_400).contains(clockDelay) { return "--clock-delay must be 0 to 86400 seconds" }
+        if let retainEvents, !(retainEvents >= 1 && retainEvents <= 100 * 365 * 86_400) {
+            return "--retain-events must be at least 1 s and at most 100 years"
+        }
         do { try configuration.validate() } catch { return error.description }
         return nil
     }
@@ -88,4 +113,19 @@ public struct ServerError: Error, CustomStringConvertible, Sendable {
     public var description: String
 
     public init(_ description: String) { self.description = description }
+}
+
+extension ServerOptions {
+    /// Seconds from a duration as the command line takes it: a number with an optional unit,
+    /// `s`, `m`, `h` or `d` (`90`, `90s`, `15m`, `24h`, `7d`); nil for anything else.
+    public static func seconds(fromDuration text: String) -> Double? {
+        let units: [Character: Double] = ["s": 1, "m": 60, "h": 3_600, "d": 86_400]
+        var number = Substring(text), scale = 1.0
+        if let last = text.last, let unit = units[last] {
+            number = text.dropLast()
+            scale = unit
+        }
+        guard let value = Double(number), value.isFinite, value >= 0 else { return nil }
+        return value * scale
+    }
 }

@@ -46,8 +46,10 @@ final class Store: Sendable {
         var devices: [(id: String, state: Data, events: Int64)] = []
         var idempotency: (key: String, response: Data)?
         var fences: (version: Int64, at: Int64?, bytes: Data)?
+        /// `meta` rows to set (the data clock).
+        var meta: [(key: String, value: String)] = []
 
-        var isEmpty: Bool { events.isEmpty && devices.isEmpty && idempotency == nil && fences == nil }
+        var isEmpty: Bool { events.isEmpty && devices.isEmpty && idempotency == nil && fences == nil && meta.isEmpty }
     }
 
     /// Writes every set in one transaction, in order (a later set's device state wins).
@@ -56,10 +58,12 @@ final class Store: Sendable {
             let event = try db.cachedStatement(sql: "INSERT INTO events(seq, id, device, line) VALUES (?, ?, ?, ?)")
             let device = try db.cachedStatement(sql: "INSERT OR REPLACE INTO devices(id, state, events) VALUES (?, ?, ?)")
             let request = try db.cachedStatement(sql: "INSERT OR REPLACE INTO requests(key, response) VALUES (?, ?)")
+            let meta = try db.cachedStatement(sql: "INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)")
             for set in sets {
                 for line in set.events { try event.execute(arguments: [line.seq, line.id, line.deviceID, line.text]) }
                 for entry in set.devices { try device.execute(arguments: [entry.id, entry.state, entry.events]) }
                 if let record = set.idempotency { try request.execute(arguments: [record.key, record.response]) }
+                for row in set.meta { try meta.execute(arguments: [row.key, row.value]) }
                 if let fences = set.fences {
                     // Only the current set is needed to restart; older versions are dropped.
                     try db.execute(sql: "DELETE FROM fences")

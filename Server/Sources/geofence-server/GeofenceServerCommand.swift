@@ -60,6 +60,15 @@ struct GeofenceServerCommand: AsyncParsableCommand {
     @Option(help: "What a fence update does for a device reported inside a removed fence: exit or silent.")
     var onFenceRemoved: String = "exit"
 
+    @Option(help: "The clock that fires events due without a new fix (a dwell, an exit at the end of its ignore window): wall (the wall clock less --clock-delay) or data (the latest fix time accepted, for replaying history).")
+    var clock: String = "wall"
+
+    @Option(help: "Seconds the wall clock is held back, so that a fix arriving this late is judged before the events its time would have fired.")
+    var clockDelay: Double = 2
+
+    @Option(help: "Keep events and idempotency records this long (by the server's clock when published), e.g. 7d, 24h, 90m, 3600s; older ones are deleted. Default: keep all.")
+    var retainEvents: String?
+
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
     var logLevel: String = "info"
 
@@ -87,13 +96,22 @@ struct GeofenceServerCommand: AsyncParsableCommand {
         guard let mode = ServerOptions.FsyncMode(rawValue: fsync) else { fail("--fsync must be always or interval") }
         guard let policy = FenceUpdate.RemovalPolicy(rawValue: onFenceRemoved) else { fail("--on-fence-removed must be exit or silent") }
         guard let level = Logger.Level(rawValue: logLevel) else { fail("--log-level \(logLevel) is not a log level") }
+        guard let clockMode = ServerOptions.ClockMode(rawValue: clock) else { fail("--clock must be wall or data") }
+        var retain: Double? = nil
+        if let retainEvents {
+            guard let seconds = ServerOptions.seconds(fromDuration: retainEvents) else {
+                fail("--retain-events \(retainEvents) is not a duration (a number with s, m, h or d, e.g. 7d)")
+            }
+            retain = seconds
+        }
         let configuration = TrackerConfiguration(
             ignorePeriod: ignorePeriod, dwell: dwell, enterToleranceFraction: enterTolerance, exitToleranceFraction: exitTolerance,
             maxAccuracy: maxAccuracy)
         let options = ServerOptions(
             fencesPath: fences, dataPath: data, host: host, port: port, tokenFile: tokenFile, fsync: mode,
             fsyncInterval: fsyncInterval, maximumBodyBytes: maxBodyBytes,
-            maximumLines: maxLines, maximumDevices: maxDevices, configuration: configuration, onFenceRemoved: policy)
+            maximumLines: maxLines, maximumDevices: maxDevices, configuration: configuration, onFenceRemoved: policy,
+            clock: clockMode, clockDelay: clockDelay, retainEvents: retain)
         // Logs go to standard error: standard output carries only the listening line.
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
