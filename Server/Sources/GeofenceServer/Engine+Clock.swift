@@ -78,6 +78,7 @@ extension Engine {
         var set = Store.WriteSet()
         set.events = lines
         set.devices = Self.unique(touched).map { record($0, devices[$0]!) }
+        set.at = now
         _ = committer.enqueue(set)
     }
 

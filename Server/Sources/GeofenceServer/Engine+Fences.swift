@@ -52,6 +52,7 @@ extension Engine {
         metrics.fences.set(Double(newSet.count))
         set.events = lines
         set.fences = (fences.version, time, compiled)
+        set.at = currentTime
         let response = "{\"version\":\(fences.version),\"at\":\(time),\"added\":\(change.added.count),\"removed\":\(change.removed.count),"
             + "\"changed\":\(change.changed.count),\"unchanged\":\(change.unchanged.count),\"removalExits\":\(removalExits),"
             + "\"events\":\(lines.count)}"

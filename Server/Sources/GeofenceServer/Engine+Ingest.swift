@@ -111,6 +111,7 @@ extension Engine {
         set.events = lines + clockLines
         set.devices = touched.map { record($0, devices[$0]!) }
         if clockMoved { set.meta.append(("clock", String(clockTime))) }
+        set.at = currentTime
         if let key { set.idempotency = (key, response) }
         let ticket = set.isEmpty ? CommitTicket.done : committer.enqueue(set)
         if let key { inflight[key] = (ticket, response) }

@@ -43,6 +43,12 @@ final class EventFeed: Sendable {
         for subscriber in subscribers { subscriber.yield(seq) }
     }
 
+    /// The value a keep-alive wakes subscribers with (no sequence number is negative).
+    static let keepAlive: Int64 = -1
+
+    /// Wakes every subscriber with ``keepAlive``.
+    func ping() { committed(upTo: Self.keepAlive) }
+
     /// Ends every stream, now and for later subscribers.
     func close() {
         let subscribers = state.withLock { state in
@@ -51,6 +57,20 @@ final class EventFeed: Sendable {
             return Array(state.subscribers.values)
         }
         for subscriber in subscribers { subscriber.finish() }
+    }
+}
+
+/// Pings the feed every `--keep-alive` seconds: idle event streams write a comment.
+struct EventFeedKeepAlive: Service {
+    let feed: EventFeed
+    let interval: Duration
+
+    func run() async throws {
+        while !Task.isShuttingDownGracefully && !Task.isCancelled {
+            try? await cancelWhenGracefulShutdown { try await Task.sleep(for: interval) }
+            if Task.isShuttingDownGracefully || Task.isCancelled { break }
+            feed.ping()
+        }
     }
 }
 

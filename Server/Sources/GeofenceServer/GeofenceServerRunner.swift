@@ -61,9 +61,12 @@ public enum GeofenceServerRunner {
             logger: logger)
         // Stopped in reverse order: the feed closes first, ending event streams, then the
         // HTTP server drains.
-        var services: [any Service] = [app, EventFeedCloser(feed: feed)]
+        var services: [any Service] = [app, EventFeedCloser(feed: feed), EventFeedKeepAlive(feed: feed, interval: .milliseconds(Int64(options.keepAlive * 1000)))]
         if options.fsync == .interval { services.append(Checkpointer(store: store, seconds: options.fsyncInterval, logger: logger)) }
         if options.clock == .wall { services.append(ClockService(engine: engine, delay: options.clockDelay)) }
+        if let retain = options.retainEvents {
+            services.append(Compactor(store: store, engine: engine, retain: retain, metrics: metrics, logger: logger))
+        }
         var configuration = ServiceGroupConfiguration(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
         configuration.maximumGracefulShutdownDuration = .seconds(drainSeconds)
         try await ServiceGroup(configuration: configuration).run()

@@ -158,13 +158,27 @@ struct Routes: Sendable {
         if request.headers[.accept]?.contains("text/event-stream") == true {
             // Last-Event-ID (a reconnecting EventSource) wins over `after`.
             let resume = request.headers[.lastEventID].flatMap { Int64($0.trimmingCharacters(in: .whitespaces)) }
-            return streamEvents(after: max(after, resume ?? 0))
+            let start = max(after, resume ?? 0)
+            if let gone = gone(after: start, first: nil) { return gone }
+            return streamEvents(after: start)
         }
         do {
-            return HTTPReply.ndjson(try await store.events(after: after, limit: limit))
+            let page = try await store.eventsWithSeq(after: after, limit: limit)
+            if let gone = gone(after: after, first: page.first?.seq) { return gone }
+            return HTTPReply.ndjson(page.map(\.line))
         } catch {
             return HTTPReply.error(.internalServerError, "\(error)")
         }
+    }
+
+    /// 410 when events after `after` were deleted by `--retain-events`: a reader would miss
+    /// them. `first` is the first event read after `after`, if any: the log has no gaps, so
+    /// one that is not the next number means the events between went meanwhile.
+    func gone(after: Int64, first: Int64?) -> Response? {
+        let deleted = store.deletedThrough.withLock { $0 }
+        guard after < deleted || (first != nil && first! != after + 1) else { return nil }
+        return HTTPReply.error(
+            .gone, "events after \(after) up to \(max(deleted, (first ?? 1) - 1)) were deleted by --retain-events; the oldest kept follow after=\(max(deleted, (first ?? 1) - 1))")
     }
 
     /// `GET /metrics`: Prometheus's text format. Scope `read`.

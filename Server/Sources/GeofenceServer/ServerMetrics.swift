@@ -17,6 +17,8 @@ final class ServerMetrics: Sendable {
     let fences: Prometheus.Gauge
     let commitDuration: DurationHistogram
     let commitSets: ValueHistogram
+    let eventsDeleted: Prometheus.Counter
+    let requestsDeleted: Prometheus.Counter
 
     init() {
         fixesAccepted = registry.makeCounter(name: "geofence_fixes_accepted_total", help: "Fixes applied to their device's tracker.")
@@ -42,6 +44,9 @@ final class ServerMetrics: Sendable {
         commitSets = registry.makeValueHistogram(
             name: "geofence_commit_requests", buckets: [1, 2, 4, 8, 16, 32, 64, 128],
             help: "Write sets (requests) per group commit.")
+        eventsDeleted = registry.makeCounter(name: "geofence_events_deleted_total", help: "Events deleted by --retain-events.")
+        requestsDeleted = registry.makeCounter(
+            name: "geofence_idempotency_records_deleted_total", help: "Idempotency records deleted by --retain-events.")
     }
 
     /// Counts a request's outcome.

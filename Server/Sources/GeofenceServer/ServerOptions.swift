@@ -55,13 +55,15 @@ public struct ServerOptions: Sendable {
     /// Seconds of events (by the server's clock when each was published) and idempotency
     /// records kept; older ones are deleted. nil: kept for ever.
     public var retainEvents: Double?
+    /// Seconds between `: keep-alive` comments on an idle event stream.
+    public var keepAlive: Double
 
     public init(
         fencesPath: String, dataPath: String, host: String = "127.0.0.1", port: Int = 8080, tokenFile: String? = nil,
         fsync: FsyncMode = .always, fsyncInterval: Double = 1, maximumBodyBytes: Int = 64 << 20,
         maximumLines: Int = 100_000, maximumDevices: Int = 1_000_000,
         configuration: TrackerConfiguration = TrackerConfiguration(), onFenceRemoved: FenceUpdate.RemovalPolicy = .exit,
-        clock: ClockMode = .wall, clockDelay: Double = 2, retainEvents: Double? = nil
+        clock: ClockMode = .wall, clockDelay: Double = 2, retainEvents: Double? = nil, keepAlive: Double = 15
     ) {
         self.fencesPath = fencesPath
         self.dataPath = dataPath
@@ -78,6 +80,7 @@ public struct ServerOptions: Sendable {
         self.clock = clock
         self.clockDelay = clockDelay
         self.retainEvents = retainEvents
+        self.keepAlive = keepAlive
     }
 
     /// True for the addresses only this machine reaches: `localhost`, 127.0.0.0/8 and `::1`.
@@ -99,6 +102,7 @@ public struct ServerOptions: Sendable {
         if maximumDevices < 1 { return "--max-devices must be at least 1" }
         if !(fsyncInterval > 0) { return "--fsync-interval must be a positive number of seconds" }
         if !(0...86_400).contains(clockDelay) { return "--clock-delay must be 0 to 86400 seconds" }
+        if !(0.01...3_600).contains(keepAlive) { return "--keep-alive must be 0.01 to 3600 seconds" }
         if let retainEvents, !(retainEvents >= 1 && retainEvents <= 100 * 365 * 86_400) {
             return "--retain-events must be at least 1 s and at most 100 years"
         }

@@ -1,16 +1,23 @@
 import Foundation
 import GRDB
+import Synchronization
 
 /// The server's database: SQLite in WAL mode under `--data`, through GRDB.
 ///
 /// Tables:
-/// - `events(seq, id, device, line)`: every event published, by its sequence number;
+/// - `events(seq, id, device, line, at)`: every event published (and not yet past
+///   `--retain-events`), by its sequence number;
 /// - `devices(id, state, events)`: each device's tracker (`SnapshotStore.encode`) and how
 ///   many events it has had (the ordinal in the next event's id);
-/// - `requests(key, response)`: the response to each `Idempotency-Key`;
+/// - `requests(key, response, at)`: the response to each `Idempotency-Key`;
 /// - `fences(version, at, bytes)`: the current fence set as a compiled file, and when it
 ///   took effect;
-/// - `meta(key, value)`: the tracker configuration the state was made with.
+/// - `meta(key, value)`: the tracker configuration the state was made with, the data clock,
+///   the last sequence number `--retain-events` deleted.
+///
+/// Events and idempotency records carry `at`, the server's time when they were made; the
+/// schema is set up by a GRDB migrator, so a folder of an earlier version is brought up to
+/// date at start.
 ///
 /// Each ``WriteSet`` of one group commit goes in one transaction, so a crash leaves a
 /// request's events, device states and idempotency record all there or all absent.
@@ -28,7 +35,16 @@ final class Store: Sendable {
         // A DatabasePool opens the file in WAL mode: readers (GET /v1/events) never wait
         // for the writer's group commits.
         pool = try DatabasePool(path: folder + "/server.sqlite", configuration: configuration)
-        try pool.write { db in
+        try Self.migrator.migrate(pool)
+        deletedThrough = Mutex(try pool.read { db in
+            try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'deletedThrough'").flatMap { Int64($0) } ?? 0
+        })
+    }
+
+    /// The schema, step by step: a folder made by an earlier version gains what it lacks.
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1") { db in
             try db.execute(sql: """
                 CREATE TABLE IF NOT EXISTS events(seq INTEGER PRIMARY KEY, id TEXT NOT NULL, device TEXT NOT NULL, line TEXT NOT NULL);
                 CREATE TABLE IF NOT EXISTS devices(id TEXT PRIMARY KEY, state BLOB NOT NULL, events INTEGER NOT NULL) WITHOUT ROWID;
@@ -37,7 +53,21 @@ final class Store: Sendable {
                 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
                 """)
         }
+        // `--retain-events`: when each event and idempotency record was made, by the server's
+        // clock (rows from before this version count as made at 0, the oldest).
+        migrator.registerMigration("v2 retention") { db in
+            try db.execute(sql: """
+                ALTER TABLE events ADD COLUMN at INTEGER NOT NULL DEFAULT 0;
+                ALTER TABLE requests ADD COLUMN at INTEGER NOT NULL DEFAULT 0;
+                CREATE INDEX requests_at ON requests(at);
+                """)
+        }
+        return migrator
     }
+
+    /// The largest sequence number `--retain-events` deleted (0: none): a reader asking for
+    /// events after an earlier one would miss some, and is told so.
+    let deletedThrough: Mutex<Int64>
 
     /// What one or more requests changed, written in one transaction.
     struct WriteSet: Sendable {
@@ -48,6 +78,9 @@ final class Store: Sendable {
         var fences: (version: Int64, at: Int64?, bytes: Data)?
         /// `meta` rows to set (the data clock).
         var meta: [(key: String, value: String)] = []
+        /// The server's time when the set was made (epoch ms): its events' and idempotency
+        /// record's age for `--retain-events`.
+        var at: Int64 = 0
 
         var isEmpty: Bool { events.isEmpty && devices.isEmpty && idempotency == nil && fences == nil && meta.isEmpty }
     }
@@ -55,14 +88,14 @@ final class Store: Sendable {
     /// Writes every set in one transaction, in order (a later set's device state wins).
     func commit(_ sets: [WriteSet]) async throws {
         try await pool.write { db in
-            let event = try db.cachedStatement(sql: "INSERT INTO events(seq, id, device, line) VALUES (?, ?, ?, ?)")
+            let event = try db.cachedStatement(sql: "INSERT INTO events(seq, id, device, line, at) VALUES (?, ?, ?, ?, ?)")
             let device = try db.cachedStatement(sql: "INSERT OR REPLACE INTO devices(id, state, events) VALUES (?, ?, ?)")
-            let request = try db.cachedStatement(sql: "INSERT OR REPLACE INTO requests(key, response) VALUES (?, ?)")
+            let request = try db.cachedStatement(sql: "INSERT OR REPLACE INTO requests(key, response, at) VALUES (?, ?, ?)")
             let meta = try db.cachedStatement(sql: "INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)")
             for set in sets {
-                for line in set.events { try event.execute(arguments: [line.seq, line.id, line.deviceID, line.text]) }
+                for line in set.events { try event.execute(arguments: [line.seq, line.id, line.deviceID, line.text, set.at]) }
                 for entry in set.devices { try device.execute(arguments: [entry.id, entry.state, entry.events]) }
-                if let record = set.idempotency { try request.execute(arguments: [record.key, record.response]) }
+                if let record = set.idempotency { try request.execute(arguments: [record.key, record.response, set.at]) }
                 for row in set.meta { try meta.execute(arguments: [row.key, row.value]) }
                 if let fences = set.fences {
                     // Only the current set is needed to restart; older versions are dropped.
@@ -109,9 +142,10 @@ final class Store: Sendable {
         }
     }
 
-    /// The largest sequence number handed out so far, 0 for none.
+    /// The largest sequence number handed out so far, 0 for none (also when `--retain-events`
+    /// deleted every event: numbering goes on after the deleted ones).
     func lastSeq() throws -> Int64 {
-        try pool.read { db in try Int64.fetchOne(db, sql: "SELECT MAX(seq) FROM events") ?? 0 }
+        try max(pool.read { db in try Int64.fetchOne(db, sql: "SELECT MAX(seq) FROM events") ?? 0 }, deletedThrough.withLock { $0 })
     }
 
     // MARK: Reads while serving

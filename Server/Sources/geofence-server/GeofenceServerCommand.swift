@@ -69,6 +69,9 @@ struct GeofenceServerCommand: AsyncParsableCommand {
     @Option(help: "Keep events and idempotency records this long (by the server's clock when published), e.g. 7d, 24h, 90m, 3600s; older ones are deleted. Default: keep all.")
     var retainEvents: String?
 
+    @Option(help: "Seconds between ': keep-alive' comments on an idle Server-Sent Events stream.")
+    var keepAlive: Double = 15
+
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
     var logLevel: String = "info"
 
@@ -111,7 +114,7 @@ struct GeofenceServerCommand: AsyncParsableCommand {
             fencesPath: fences, dataPath: data, host: host, port: port, tokenFile: tokenFile, fsync: mode,
             fsyncInterval: fsyncInterval, maximumBodyBytes: maxBodyBytes,
             maximumLines: maxLines, maximumDevices: maxDevices, configuration: configuration, onFenceRemoved: policy,
-            clock: clockMode, clockDelay: clockDelay, retainEvents: retain)
+            clock: clockMode, clockDelay: clockDelay, retainEvents: retain, keepAlive: keepAlive)
         // Logs go to standard error: standard output carries only the listening line.
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)

@@ -78,3 +78,19 @@ final class OnThread<T: Sendable>: @unchecked Sendable {
         return try result!.get()
     }
 }
+
+@Suite("event stream keep-alive")
+struct KeepAliveTests {
+    @Test("an idle event stream gets ': keep-alive' comments every --keep-alive seconds")
+    func keepAlive() throws {
+        let folder = try TestFolder()
+        let server = try startServer(folder, extra: ["--keep-alive", "0.2"])
+        let start = Date()
+        let idle = try HTTPTestClient.stream(port: server.port, "/v1/events", headers: ["Accept": "text/event-stream"], seconds: 5) {
+            $0.components(separatedBy: ": keep-alive").count > 3
+        }
+        #expect(idle.components(separatedBy: ": keep-alive").count > 3)
+        #expect(Date().timeIntervalSince(start) < 4)
+        #expect(StreamAndMetricsTests.ids(idle).isEmpty)
+    }
+}
