@@ -89,6 +89,8 @@ struct DocumentedThrowsTests {
                  call: { try fences.write(to: missing + "/no/such/folder/x.fences") }, check: { $0 is FileError }),
             Case(file: c + "Fences/FenceSet+Bytes.swift", signature: "public static func load(bytes:", documented: "FileError",
                  call: { _ = try FenceSet.load(bytes: Array("\u{1}".utf8)) }, check: { $0 is FileError || $0 is FenceValidationError }),
+            Case(file: c + "Persistence/DeviceTracker+EncodedState.swift", signature: "public init(encodedState", documented: "SnapshotError",
+                 call: { _ = try DeviceTracker(encodedState: [0xB1, 1, 2], context: TrackerContext(fenceSet: fences)) }, check: { $0 is SnapshotError }),
             Case(file: c + "Persistence/SnapshotStore.swift", signature: "public static func read<", documented: "SnapshotError",
                  call: { _ = try SnapshotStore.read(DeviceSnapshot.self, from: missing) }, check: { $0 is SnapshotError }),
             Case(file: c + "Batch/BatchEvaluator.swift", signature: "public func run(fixes path: String, output: String", documented: "FileError",

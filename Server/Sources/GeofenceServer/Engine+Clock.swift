@@ -21,9 +21,9 @@ extension Engine {
     }
 
     /// Pushes `id`'s next due time when it differs from `previous` (its time before a change).
-    func schedule(_ id: String, _ tracker: DeviceTracker, previous: Timestamp?) {
-        guard let due = tracker.nextDueTime, due != previous else { return }
-        dues.insert(Due(time: due.milliseconds, device: id))
+    func schedule(_ id: String, _ entry: Device, previous: Int64) {
+        guard entry.nextDue != .max, entry.nextDue != previous else { return }
+        dues.insert(Due(time: entry.nextDue, device: id))
         if dues.count > 2 * devices.count + 1_024 { rebuildDues() }
     }
 
@@ -33,7 +33,7 @@ extension Engine {
     }
 
     static func dues(of devices: [String: Device]) -> Heap<Due> {
-        Heap(devices.compactMap { id, entry in entry.tracker.nextDueTime.map { Due(time: $0.milliseconds, device: id) } })
+        Heap(devices.compactMap { id, entry in entry.nextDue == .max ? nil : Due(time: entry.nextDue, device: id) })
     }
 
     /// Fires every event due strictly before `now`, device by device in due order: each
@@ -49,10 +49,11 @@ extension Engine {
         var buffer: [GeofenceEvent] = []
         while let first = dues.min, first.time < now {
             dues.removeMin()
-            guard var entry = devices[first.device], entry.tracker.nextDueTime?.milliseconds == first.time else { continue }
+            guard var entry = devices[first.device], entry.nextDue == first.time else { continue }
+            var tracker = self.tracker(first.device, entry)
             buffer.removeAll(keepingCapacity: true)
             do {
-                try entry.tracker.advance(to: Timestamp(milliseconds: first.time), appendingTo: &buffer)
+                try tracker.advance(to: Timestamp(milliseconds: first.time), appendingTo: &buffer)
             } catch {
                 // A due time is never before the device's latest input; if one were, firing
                 // it would break the device's order, so it stays pending.
@@ -60,10 +61,11 @@ extension Engine {
                 continue
             }
             for k in buffer.indices { buffer[k].deviceID = first.device }
+            entry = Device(tracker, events: entry.events)
             publish(buffer, device: first.device, entry: &entry, into: &lines)
             devices[first.device] = entry
             touched.append(first.device)
-            schedule(first.device, entry.tracker, previous: nil)
+            schedule(first.device, entry, previous: .max)
         }
         return (lines, touched)
     }

@@ -27,24 +27,31 @@ extension Engine {
         var removalExits = 0
         var buffer: [GeofenceEvent] = []
         var set = Store.WriteSet()
+        // Applied to `devices` only once every device has moved: a refusal leaves all as they were.
+        var updated: [String: Device] = [:]
+        updated.reserveCapacity(devices.count)
         for id in devices.keys.sorted() {
             var entry = devices[id]!
+            var tracker = self.tracker(id, entry)
             buffer.removeAll(keepingCapacity: true)
-            let due = entry.tracker.nextDueTime
+            let due = entry.nextDue
             do {
-                try entry.tracker.apply(update, appendingTo: &buffer)
+                try tracker.apply(update, appendingTo: &buffer)
             } catch {
                 // Checked above: no device's time lies after the update's.
                 throw UpdateRefusal(status: 409, message: "device \(id): \(error)")
             }
             for k in buffer.indices { buffer[k].deviceID = id }
             removalExits += buffer.filter { $0.reason == .fenceRemoved }.count
+            // Encoded on the new set (the tracker moved to the update's context).
+            entry = Device(tracker, events: entry.events)
             publish(buffer, device: id, entry: &entry, into: &lines)
-            devices[id] = entry
-            schedule(id, entry.tracker, previous: due)
+            updated[id] = entry
+            schedule(id, entry, previous: due)
             // Every device: its clock moved to the update's time even when nothing fired.
             set.devices.append(record(id, entry))
         }
+        for (id, entry) in updated { devices[id] = entry }
         let change = update.change
         fences = Fences(context: update.context, version: fences.version + 1, at: time)
         evaluator = try ContainmentEvaluator(fenceSet: newSet)
@@ -72,7 +79,8 @@ extension Engine {
     func latestInput() -> (id: String, time: Int64)? {
         var best: (id: String, time: Int64)? = nil
         for (id, entry) in devices {
-            guard let time = entry.tracker.latestTime?.milliseconds else { continue }
+            let time = entry.latest
+            guard time != .min else { continue }
             if best == nil || time > best!.time { best = (id, time) }
         }
         return best

@@ -60,11 +60,11 @@ extension Engine {
         var latestFix = Int64.min
         let context = fences.context
         for item in accepted {
-            var entry = devices[item.deviceID] ?? Device(tracker: DeviceTracker(context: context), events: 0)
-            if let latest = entry.tracker.latestTime, item.fix.timestamp < latest {
+            let known = devices[item.deviceID]
+            if let known, item.fix.timestamp.milliseconds < known.latest {
                 refusals.append(Refusal(
                     line: item.line, reason: "order",
-                    detail: "\(item.fix.timestamp.milliseconds) ms is earlier than the device's latest input at \(latest.milliseconds) ms (its latest fix, or an event the server's clock fired)"))
+                    detail: "\(item.fix.timestamp.milliseconds) ms is earlier than the device's latest input at \(known.latest) ms (its latest fix, or an event the server's clock fired)"))
                 continue
             }
             if let rejection = context.rejection(of: item.fix) {
@@ -78,16 +78,17 @@ extension Engine {
                 refusals.append(Refusal(line: item.line, reason: "coordinate", detail: "\(error)"))
                 continue
             }
+            var tracker = known.map { self.tracker(item.deviceID, $0) } ?? DeviceTracker(context: context)
             buffer.removeAll(keepingCapacity: true)
-            let due = entry.tracker.nextDueTime
-            if let rejection = entry.tracker.update(observation, appendingTo: &buffer) {
+            if let rejection = tracker.update(observation, appendingTo: &buffer) {
                 refusals.append(Refusal(line: item.line, reason: rejection.reason.rawValue, detail: rejection.detail))
                 continue
             }
             for k in buffer.indices { buffer[k].deviceID = item.deviceID }
+            var entry = Device(tracker, events: known?.events ?? 0)
             publish(buffer, device: item.deviceID, entry: &entry, into: &lines)
             devices[item.deviceID] = entry
-            schedule(item.deviceID, entry.tracker, previous: due)
+            schedule(item.deviceID, entry, previous: known?.nextDue ?? .max)
             if seen.insert(item.deviceID).inserted { touched.append(item.deviceID) }
             latestFix = max(latestFix, item.fix.timestamp.milliseconds)
             count += 1

@@ -8,12 +8,13 @@ extension Engine {
     /// reported inside (an entrance was published, its exit not yet).
     func deviceJSON(_ id: String) -> Data? {
         guard let entry = devices[id] else { return nil }
+        let tracker = self.tracker(id, entry)
         let set = fences.set
         var out = "{\"deviceId\":"
         JSONText.appendString(id, to: &out)
         out += ",\"inside\":"
-        JSONText.appendValue(.array(entry.tracker.reportedInside.map { .string(set.geofenceID(at: $0)) }), to: &out)
-        let places = entry.tracker.placesReading
+        JSONText.appendValue(.array(tracker.reportedInside.map { .string(set.geofenceID(at: $0)) }), to: &out)
+        let places = tracker.placesReading
         func optional(_ value: String?) -> JSONValue { value.map { .string($0) } ?? .null }
         out += ",\"places\":"
         JSONText.appendValue(.object(JSONObject(members: [
@@ -23,7 +24,7 @@ extension Engine {
             .init(key: "entered", value: .array(places.entered.map { .string($0) })),
         ])), to: &out)
         out += ",\"lastFix\":"
-        if let fix = entry.tracker.lastFix {
+        if let fix = tracker.lastFix {
             out += "{\"timestamp\":\(fix.timestamp.milliseconds),\"lat\":"
             JSONText.appendNumber(fix.latitude, to: &out)
             out += ",\"lng\":"
@@ -37,7 +38,7 @@ extension Engine {
         } else {
             out += "null"
         }
-        out += ",\"latestTime\":" + (entry.tracker.latestTime.map { String($0.milliseconds) } ?? "null")
+        out += ",\"latestTime\":" + (tracker.latestTime.map { String($0.milliseconds) } ?? "null")
         out += ",\"events\":\(entry.events)}"
         return Data(out.utf8)
     }

@@ -13,10 +13,25 @@ import Logging
 /// commit: a request is acknowledged once its ``CommitTicket`` completes, and a failed
 /// commit stops the process (``GroupCommitter``).
 actor Engine {
-    /// One device: its tracker and how many events it has had (the next event's ordinal).
+    /// One device, as compact as the store keeps it: its tracker's encoded state (decoded for
+    /// each fix and encoded again; a few dozen bytes for a device in no fence, where a live
+    /// `DeviceTracker` holds several arrays), how many events it has had (the next event's
+    /// ordinal), and the two times the engine reads without decoding.
     struct Device: Sendable {
-        var tracker: DeviceTracker
+        /// `DeviceTracker.encodedState()` on the fence set in force.
+        var state: [UInt8]
         var events: Int64
+        /// The tracker's `nextDueTime` in ms, `Int64.max` for none.
+        var nextDue: Int64
+        /// The tracker's `latestTime` in ms, `Int64.min` before any input.
+        var latest: Int64
+
+        init(_ tracker: DeviceTracker, events: Int64) {
+            state = tracker.encodedState()
+            self.events = events
+            nextDue = tracker.nextDueTime?.milliseconds ?? .max
+            latest = tracker.latestTime?.milliseconds ?? .min
+        }
     }
 
     /// The fences in force: the set, the context every tracker shares, the version (1 for
@@ -86,11 +101,18 @@ actor Engine {
         let fences = try Self.openFences(options: options, configuration: configuration, store: store, logger: logger)
         var devices: [String: Device] = [:]
         for row in try store.devices() {
-            let snapshot = try SnapshotStore.decode(DeviceSnapshot.self, from: [UInt8](row.state))
-            // The same set the snapshot was taken on: restoring causes no event.
-            let (tracker, events) = try DeviceTracker.restore(snapshot, context: fences.context, onFenceRemoved: options.onFenceRemoved)
-            if !events.isEmpty { logger.warning("device \(row.id): restoring made \(events.count) events, dropped") }
-            devices[row.id] = Device(tracker: tracker, events: row.events)
+            let bytes = [UInt8](row.state)
+            if bytes.first == 0x7B {
+                // A folder of an earlier version: JSON snapshots, taken on the stored set
+                // (restoring causes no event); rewritten in the compact form at their next change.
+                let snapshot = try SnapshotStore.decode(DeviceSnapshot.self, from: bytes)
+                let (tracker, events) = try DeviceTracker.restore(snapshot, context: fences.context, onFenceRemoved: options.onFenceRemoved)
+                if !events.isEmpty { logger.warning("device \(row.id): restoring made \(events.count) events, dropped") }
+                devices[row.id] = Device(tracker, events: row.events)
+            } else {
+                // Decoded once, to check the bytes against the set and read the two times.
+                devices[row.id] = Device(try DeviceTracker(encodedState: bytes, context: fences.context), events: row.events)
+            }
         }
         // The data clock as the last commit that moved it left it; the wall clock reads anew.
         let clockTime = options.clock == .data ? (try store.meta("clock")).flatMap { Int64($0) } ?? .min : .min
@@ -161,14 +183,21 @@ actor Engine {
         }
     }
 
-    /// The stored form of a device.
+    /// The stored form of a device: its tracker's encoded state, on the fence set in force
+    /// (stored with it; a fence update rewrites every device in the same transaction).
     func record(_ id: String, _ entry: Device) -> (id: String, state: Data, events: Int64) {
+        (id, Data(entry.state), entry.events)
+    }
+
+    /// The device's tracker, decoded on the fence set in force.
+    func tracker(_ id: String, _ entry: Device) -> DeviceTracker {
         do {
-            return (id, Data(try SnapshotStore.encode(entry.tracker.snapshot())), entry.events)
+            return try DeviceTracker(encodedState: entry.state, context: fences.context)
         } catch {
-            // Encoding a tracker's own snapshot cannot fail; if it did, the state could not be
-            // made durable, and acknowledging would lose it.
-            fatalError("device \(id): its snapshot cannot be encoded: \(error)")
+            // The engine encoded these bytes itself, on this context (a fence update re-encodes
+            // every device): failing to read them back means memory no longer holds what was
+            // written, and going on would answer for the wrong fences.
+            fatalError("device \(id): its state cannot be decoded: \(error)")
         }
     }
 }

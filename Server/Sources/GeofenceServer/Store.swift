@@ -7,7 +7,7 @@ import Synchronization
 /// Tables:
 /// - `events(seq, id, device, line, at)`: every event published (and not yet past
 ///   `--retain-events`), by its sequence number;
-/// - `devices(id, state, events)`: each device's tracker (`SnapshotStore.encode`) and how
+/// - `devices(id, state, events)`: each device's tracker (`DeviceTracker.encodedState()`) and how
 ///   many events it has had (the ordinal in the next event's id);
 /// - `requests(key, response, at)`: the response to each `Idempotency-Key`;
 /// - `fences(version, at, bytes)`: the current fence set as a compiled file, and when it

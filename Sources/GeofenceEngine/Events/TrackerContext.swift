@@ -50,6 +50,8 @@ public final class TrackerContext: Sendable {
     /// Chord lengths on the unit sphere of `stopRadius` and `2 × stopRadius`.
     let stopChord: Double
     let stopPruneChord: Double
+    /// ``fenceSetDigest``, made on first use (only encoded states need it).
+    let digest = DigestCache()
 
     /// - Throws: ``TrackerConfigurationError`` when a value is out of range.
     /// - Complexity: O(n) for n ≤ ``eagerIDLimit`` fences (their id strings), else O(1).
