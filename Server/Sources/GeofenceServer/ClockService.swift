@@ -6,17 +6,14 @@ import ServiceLifecycle
 /// service is not started.
 struct ClockService: Service {
     let engine: Engine
-    /// Seconds the wall clock is held back.
-    let delay: Double
     static let interval = Duration.milliseconds(100)
 
     func run() async throws {
-        let delayMilliseconds = Int64((delay * 1000).rounded())
         while !Task.isShuttingDownGracefully && !Task.isCancelled {
             // Woken by a graceful shutdown, so a tick never delays the exit.
             try? await cancelWhenGracefulShutdown { try await Task.sleep(for: Self.interval) }
             if Task.isShuttingDownGracefully || Task.isCancelled { break }
-            await engine.tick(now: Engine.wallMilliseconds - delayMilliseconds)
+            await engine.tick()
         }
     }
 }

@@ -70,6 +70,9 @@ extension Engine {
         return (lines, touched)
     }
 
+    /// `--clock wall`'s tick, to ``currentTime`` (the wall clock less `--clock-delay`).
+    func tick() { tick(now: currentTime) }
+
     /// `--clock wall`'s tick: fires what is due before `now` and queues it for commit. The
     /// events go to the log and to subscribers once durable; no request waits for them.
     func tick(now: Int64) {

@@ -9,15 +9,19 @@ extension Engine {
         var message: String
     }
 
-    /// Moves every device to `newSet` at `at` (epoch ms; nil: ``currentTime``), by the
+    /// Moves every device to `newSet` at `at` (epoch ms; nil: ``currentTime``, or for a device
+    /// whose latest input is later, that input's time), by the
     /// library's fence update rules: events due before that time fire first, a device
     /// reported inside a removed fence gets a removal exit. Devices go in id order, so the
     /// events' sequence numbers are the same in every run. The new set, every device's
     /// state and the events are committed together.
-    /// - Throws: ``UpdateRefusal`` (409) when the time lies before a device's latest fix.
+    /// - Throws: ``UpdateRefusal`` (409) when `at` lies before a device's latest input.
     func updateFences(to newSet: FenceSet, compiled: Data, at: Int64?) throws -> (ticket: CommitTicket, response: Data) {
         let time = at ?? currentTime
-        if let latest = latestInput(), latest.time > time {
+        // An explicit time before a device's input is refused; the server's own time is
+        // taken per device as the later of it and the device's latest input, so that no fix
+        // in flight is refused (`order`) for an update that came after it.
+        if at != nil, let latest = latestInput(), latest.time > time {
             throw UpdateRefusal(
                 status: 409,
                 message: "the update time \(time) lies before device \(latest.id)'s latest input at \(latest.time): pass ?at= at or after it")
@@ -35,8 +39,11 @@ extension Engine {
             var tracker = self.tracker(id, entry)
             buffer.removeAll(keepingCapacity: true)
             let due = entry.nextDue
+            let own = entry.latest > time
+                ? FenceUpdate(change: update.change, context: update.context, at: Timestamp(milliseconds: entry.latest), onFenceRemoved: onFenceRemoved)
+                : update
             do {
-                try tracker.apply(update, appendingTo: &buffer)
+                try tracker.apply(own, appendingTo: &buffer)
             } catch {
                 // Checked above: no device's time lies after the update's.
                 throw UpdateRefusal(status: 409, message: "device \(id): \(error)")
@@ -66,11 +73,11 @@ extension Engine {
         return (committer.enqueue(set), Data(response.utf8))
     }
 
-    /// The server's time now: the wall clock, or with `--clock data` the latest fix time
-    /// accepted (0 before the first).
+    /// The server's time now: the wall clock less `--clock-delay`, or with `--clock data` the
+    /// latest fix time accepted (0 before the first).
     var currentTime: Int64 {
         switch clockMode {
-        case .wall: Self.wallMilliseconds
+        case .wall: Self.wallMilliseconds - clockDelay
         case .data: Swift.max(clockTime, 0)
         }
     }

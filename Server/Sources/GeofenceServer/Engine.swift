@@ -56,6 +56,8 @@ actor Engine {
     var nextSeq: Int64
     /// `--clock`: what moves ``clockTime``.
     let clockMode: ServerOptions.ClockMode
+    /// `--clock-delay` in ms: how far the wall clock is held back.
+    let clockDelay: Int64
     /// The server's clock (epoch ms): events due before it have fired. With `--clock data`,
     /// the latest fix time accepted (stored with each commit that moves it); with the wall
     /// clock, the time of the latest tick.
@@ -69,7 +71,7 @@ actor Engine {
     init(
         fences: Fences, devices: [String: Device], nextSeq: Int64, store: Store, committer: GroupCommitter,
         onFenceRemoved: FenceUpdate.RemovalPolicy, logger: Logger, metrics: ServerMetrics, maximumDevices: Int = .max,
-        clockMode: ServerOptions.ClockMode = .wall, clockTime: Int64 = .min
+        clockMode: ServerOptions.ClockMode = .wall, clockDelay: Int64 = 0, clockTime: Int64 = .min
     ) throws {
         self.fences = fences
         self.evaluator = try ContainmentEvaluator(fenceSet: fences.set)
@@ -82,6 +84,7 @@ actor Engine {
         self.metrics = metrics
         self.maximumDevices = maximumDevices
         self.clockMode = clockMode
+        self.clockDelay = clockDelay
         self.clockTime = clockTime
         self.dues = Self.dues(of: devices)
         metrics.devices.set(Double(devices.count))
@@ -119,7 +122,7 @@ actor Engine {
         let engine = try Engine(
             fences: fences, devices: devices, nextSeq: try store.lastSeq() + 1, store: store, committer: committer,
             onFenceRemoved: options.onFenceRemoved, logger: logger, metrics: metrics, maximumDevices: options.maximumDevices,
-            clockMode: options.clock, clockTime: clockTime)
+            clockMode: options.clock, clockDelay: Int64((options.clockDelay * 1000).rounded()), clockTime: clockTime)
         logger.info("fence set version \(fences.version): \(fences.set.count) fences; \(devices.count) devices restored")
         return engine
     }

@@ -63,7 +63,7 @@ public enum GeofenceServerRunner {
         // HTTP server drains.
         var services: [any Service] = [app, EventFeedCloser(feed: feed), EventFeedKeepAlive(feed: feed, interval: .milliseconds(Int64(options.keepAlive * 1000)))]
         if options.fsync == .interval { services.append(Checkpointer(store: store, seconds: options.fsyncInterval, logger: logger)) }
-        if options.clock == .wall { services.append(ClockService(engine: engine, delay: options.clockDelay)) }
+        if options.clock == .wall { services.append(ClockService(engine: engine)) }
         if let retain = options.retainEvents {
             services.append(Compactor(store: store, engine: engine, retain: retain, metrics: metrics, logger: logger))
         }

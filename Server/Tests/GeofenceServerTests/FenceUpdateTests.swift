@@ -85,3 +85,29 @@ struct FenceUpdateTests {
         #expect(server.terminate().status == 0)
     }
 }
+
+@Suite("PUT /v1/fences at the server's time")
+struct FenceUpdateTimeTests {
+    @Test("--clock wall, no ?at=: the update applies at the wall clock less --clock-delay, or at a device's later input; a fix sent before it and arriving after it is still accepted")
+    func wallClockUpdate() throws {
+        let folder = try TestFolder()
+        let server = try startServer(folder, extra: ["--clock", "wall", "--clock-delay", "5"])
+        let now = Int64(Date().timeIntervalSince1970 * 1000)
+        let home = (lat: 40.7500, lng: -73.9800)
+        // a is at home, its fix stamped now; b's last fix is 10 s old, and another of b's is
+        // "in flight", stamped 2 s ago, when the update comes.
+        let a = ClockTests.item("a", now, home), b = ClockTests.item("b", now - 10_000, ClockTests.away)
+        #expect(try server.request("POST", "/v1/fixes", headers: ndjsonType, body: TestWorld.ndjson([a, b])).json["accepted"] as? Int == 2)
+        let update = try server.request("PUT", "/v1/fences", body: Data(TestWorld.fencesWithoutHome.utf8))
+        #expect(update.status == 200, "never before a device's latest input: \(update.text)")
+        let at = update.json["at"] as? Int64 ?? 0
+        #expect(at <= now - 5_000 + 1_000 && at > now - 10_000, "the wall clock less 5 s: \(at)")
+        // a's removal exit is at a's own latest input, later than the update's time.
+        let exits = try ClockTests.log(server).filter { $0.reason == .fenceRemoved }
+        #expect(exits.count == 1 && exits.first?.deviceID == "a" && exits.first?.timestamp.milliseconds == now)
+        let late = ClockTests.item("b", now - 2_000, ClockTests.away)
+        let posted = try server.request("POST", "/v1/fixes", headers: ndjsonType, body: TestWorld.ndjson([late]))
+        #expect(posted.json["accepted"] as? Int == 1, "\(posted.text)")
+        #expect(server.terminate().status == 0)
+    }
+}
