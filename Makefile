@@ -12,7 +12,7 @@ RELEASE_FLAGS := -c release --static-swift-stdlib
 export TMPDIR := $(CURDIR)/.build-tmp
 $(shell mkdir -p $(TMPDIR))
 
-.PHONY: deps build run test test-long docs consumer bench fuzz sanitize dist spark-test spark-bench clean server-deps server server-path serve server-test server-fuzz
+.PHONY: deps build run test test-long docs consumer bench fuzz sanitize dist spark-test spark-bench clean server-deps server server-path serve server-test server-fuzz server-bench server-bench-smoke
 
 deps:
 	@bash scripts/ensure-deps.sh
@@ -191,9 +191,20 @@ server-test: server-deps
 # document says, the server alive and exiting 0 at the end (Server/scripts/fuzz-api.sh; a
 # pinned venv in .build-schemathesis from PyPI).
 # A fixed seed by default, so that CI is repeatable; FUZZ_SEED= for a random one (printed).
+# The server benchmark (Benchmarks/server/README.md): batched ingest, single fixes beside a
+# bare Hummingbird handler, fence updates during ingest, SSE delivery, memory, and the PostGIS
+# trigger pattern, on loopback with release builds; one table and out/server-bench.json.
+# Installs wrk and postgresql-15-postgis-3 from Debian when missing. -smoke: a small world,
+# a few seconds a step (every step still run and its answers checked).
+server-bench: server-deps
+	bash Benchmarks/server/bench.sh
+
+server-bench-smoke: server-deps
+	BENCH_QUICK=1 bash Benchmarks/server/bench.sh
+
 server-fuzz: export FUZZ_SEED ?= 1207
 server-fuzz: server-deps
 	bash Server/scripts/fuzz-api.sh
 
 clean:
-	rm -rf .build .build-fuzz .build-tsan .build-asan dist out docs-site .build-consumer .build-tmp Server/.build .build-schemathesis
+	rm -rf .build .build-fuzz .build-tsan .build-asan dist out docs-site .build-consumer .build-tmp Server/.build .build-schemathesis .build-server-bench
