@@ -227,7 +227,22 @@ struct Routes: Sendable {
             return HTTPReply.error(.badRequest, "\(error)")
         }
         do {
-            let (ticket, response) = try await engine.updateFences(to: newSet, compiled: compiled, at: at)
+            // Devices are moved outside the engine, so fixes keep flowing meanwhile; an update
+            // that another one overtook starts again from the set that one installed.
+            var attempt = 0
+            var outcome: (ticket: CommitTicket, response: Data)? = nil
+            while outcome == nil {
+                attempt += 1
+                let move = try await Engine.FenceMove.run(try await engine.beginUpdate(to: newSet, at: at))
+                do {
+                    outcome = try await engine.finishUpdate(move, compiled: compiled)
+                } catch is Engine.UpdateOvertaken where attempt < 5 {
+                    continue
+                } catch is Engine.UpdateOvertaken {
+                    return HTTPReply.error(.conflict, "other fence updates kept overtaking this one; send it again")
+                }
+            }
+            let (ticket, response) = outcome!
             await ticket.wait()
             return HTTPReply.json(response)
         } catch let refusal as Engine.UpdateRefusal {

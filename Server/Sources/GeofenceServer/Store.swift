@@ -12,6 +12,8 @@ import Synchronization
 /// - `requests(key, response, at)`: the response to each `Idempotency-Key`;
 /// - `fences(version, at, bytes)`: the current fence set as a compiled file, and when it
 ///   took effect;
+/// - `checkpoint(version, bytes)`: every device at the last fence update, in one blob (the
+///   `devices` rows are those written since);
 /// - `meta(key, value)`: the tracker configuration the state was made with, the data clock,
 ///   the last sequence number `--retain-events` deleted.
 ///
@@ -62,6 +64,10 @@ final class Store: Sendable {
                 CREATE INDEX requests_at ON requests(at);
                 """)
         }
+        // A fence update's checkpoint of every device (Store+Checkpoint.swift).
+        migrator.registerMigration("v3 checkpoint") { db in
+            try db.execute(sql: "CREATE TABLE checkpoint(version INTEGER PRIMARY KEY, bytes BLOB NOT NULL)")
+        }
         return migrator
     }
 
@@ -81,8 +87,11 @@ final class Store: Sendable {
         /// The server's time when the set was made (epoch ms): its events' and idempotency
         /// record's age for `--retain-events`.
         var at: Int64 = 0
+        /// Every device, after a fence update (``Store/Checkpoint``): replaces the stored
+        /// checkpoint and the device rows, before this set's own rows are written.
+        var checkpoint: Data?
 
-        var isEmpty: Bool { events.isEmpty && devices.isEmpty && idempotency == nil && fences == nil && meta.isEmpty }
+        var isEmpty: Bool { events.isEmpty && devices.isEmpty && idempotency == nil && fences == nil && meta.isEmpty && checkpoint == nil }
     }
 
     /// Writes every set in one transaction, in order (a later set's device state wins).
@@ -93,6 +102,11 @@ final class Store: Sendable {
             let request = try db.cachedStatement(sql: "INSERT OR REPLACE INTO requests(key, response, at) VALUES (?, ?, ?)")
             let meta = try db.cachedStatement(sql: "INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)")
             for set in sets {
+                if let checkpoint = set.checkpoint {
+                    try db.execute(sql: "DELETE FROM devices")
+                    try db.execute(sql: "DELETE FROM checkpoint")
+                    try db.execute(sql: "INSERT INTO checkpoint(version, bytes) VALUES (?, ?)", arguments: [set.fences?.version ?? 0, checkpoint])
+                }
                 for line in set.events { try event.execute(arguments: [line.seq, line.id, line.deviceID, line.text, set.at]) }
                 for entry in set.devices { try device.execute(arguments: [entry.id, entry.state, entry.events]) }
                 if let record = set.idempotency { try request.execute(arguments: [record.key, record.response, set.at]) }
@@ -133,13 +147,16 @@ final class Store: Sendable {
         }
     }
 
-    /// Every device's stored state, in id order.
+    /// Every device's stored state: the last fence update's checkpoint, with the rows written
+    /// since over it.
     func devices() throws -> [(id: String, state: Data, events: Int64)] {
+        var byID: [String: (state: Data, events: Int64)] = [:]
+        for entry in try checkpointEntries() { byID[entry.id] = (entry.state, entry.events) }
         try pool.read { db in
-            try Row.fetchAll(db, sql: "SELECT id, state, events FROM devices ORDER BY id").map { row -> (id: String, state: Data, events: Int64) in
-                (id: row["id"], state: row["state"], events: row["events"])
-            }
+            let rows = try Row.fetchCursor(db, sql: "SELECT id, state, events FROM devices")
+            while let row = try rows.next() { byID[row["id"]] = (row["state"], row["events"]) }
         }
+        return byID.map { (id: $0.key, state: $0.value.state, events: $0.value.events) }
     }
 
     /// The largest sequence number handed out so far, 0 for none (also when `--retain-events`

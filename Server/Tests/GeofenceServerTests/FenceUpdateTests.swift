@@ -111,3 +111,82 @@ struct FenceUpdateTimeTests {
         #expect(server.terminate().status == 0)
     }
 }
+
+@Suite("PUT /v1/fences: the checkpoint and ingest during an update")
+struct FenceUpdateCheckpointTests {
+    static func devices(_ server: ServerProcess, _ ids: [String]) throws -> [Data] {
+        try ids.map { try server.request("GET", "/v1/devices/\($0)").body }
+    }
+
+    @Test("kill -9 after an update, and again after more fixes: the checkpoint and the rows written since give a never-killed run's answers, log and devices")
+    func restartAfterUpdate() throws {
+        let folder = try TestFolder()
+        let items = TestWorld.walk(devices: 6, steps: 40)
+        let cut = items.count / 2
+        let ids = (0..<6).map { "dev-\($0)" }
+        let last = items[..<cut].map(\.fix.timestamp.milliseconds).max()!
+        let update = { (server: ServerProcess) throws -> HTTPResult in
+            try server.request("PUT", "/v1/fences?at=\(last + 1)", body: Data(TestWorld.fencesWithoutHome.utf8))
+        }
+        let steady = try startServer(folder, data: "steady")
+        _ = try steady.request("POST", "/v1/fixes", headers: ndjsonType, body: TestWorld.ndjson(Array(items[..<cut])))
+        let steadyUpdate = try update(steady)
+        let steadyAfter = try steady.request("POST", "/v1/fixes", headers: ndjsonType, body: TestWorld.ndjson(Array(items[cut...])))
+        let steadyLog = try steady.request("GET", "/v1/events?limit=10000").body
+        let steadyDevices = try Self.devices(steady, ids)
+
+        var crashing = try startServer(folder, data: "crashing")
+        _ = try crashing.request("POST", "/v1/fixes", headers: ndjsonType, body: TestWorld.ndjson(Array(items[..<cut])))
+        #expect(try update(crashing).body == steadyUpdate.body)
+        crashing.kill9()
+        crashing = try startServer(folder, data: "crashing")
+        #expect(try crashing.request("POST", "/v1/fixes", headers: ndjsonType, body: TestWorld.ndjson(Array(items[cut...]))).body == steadyAfter.body)
+        crashing.kill9()
+        crashing = try startServer(folder, data: "crashing")
+        #expect(try crashing.request("GET", "/v1/events?limit=10000").body == steadyLog)
+        #expect(try Self.devices(crashing, ids) == steadyDevices)
+        #expect(steadyUpdate.json["version"] as? Int == 2 && steadyUpdate.json["removed"] as? Int == 1)
+    }
+
+    @Test("fixes posted while updates apply: none refused, and a restart finds every device and the log as they were")
+    func ingestDuringUpdates() throws {
+        let folder = try TestFolder()
+        let server = try startServer(folder, extra: ["--clock", "wall", "--clock-delay", "5"])
+        let port = server.port
+        let devices = 3_000
+        // Stamped with the wall clock when sent, as devices do: never more than --clock-delay
+        // late, so the server's clock and the updates never pass them.
+        func body(_ round: Int) -> Data {
+            let now = Int64(Date().timeIntervalSince1970 * 1000)
+            let items = (0..<devices).map { d in
+                ClockTests.item("d\(d)", now, (d + round / 5) % 3 == 0 ? ClockTests.home : ClockTests.away)
+            }
+            return TestWorld.ndjson(items)
+        }
+        #expect(try server.request("POST", "/v1/fixes", headers: ndjsonType, body: body(0)).json["accepted"] as? Int == devices)
+        // Updates back and forth on a thread of their own while fixes go in.
+        let updates = OnThread { () throws -> [Int] in
+            var statuses: [Int] = []
+            for k in 0..<6 {
+                let fences = k % 2 == 0 ? TestWorld.fencesWithoutHome : TestWorld.fencesGeoJSON
+                statuses.append(try HTTPTestClient.request(port: port, "PUT", "/v1/fences", body: Data(fences.utf8)).status)
+            }
+            return statuses
+        }
+        var refused = 0, rounds = 1
+        while rounds < 40 {
+            let result = try server.request("POST", "/v1/fixes", headers: ndjsonType, body: body(rounds))
+            refused += (result.json["rejected"] as? [Any] ?? []).count
+            rounds += 1
+        }
+        #expect(try updates.value() == Array(repeating: 200, count: 6))
+        #expect(refused == 0)
+        let ids = (0..<devices).filter { $0 % 97 == 0 }.map { "d\($0)" }
+        let before = try FenceUpdateCheckpointTests.devices(server, ids)
+        let log = try server.request("GET", "/v1/events?limit=10000").body
+        server.kill9()
+        let again = try startServer(folder, extra: ["--clock", "wall", "--clock-delay", "5"])
+        #expect(try FenceUpdateCheckpointTests.devices(again, ids) == before)
+        #expect(try again.request("GET", "/v1/events?limit=10000").body == log)
+    }
+}
