@@ -64,6 +64,7 @@ extension Engine {
             entry = Device(tracker, events: entry.events)
             publish(buffer, device: first.device, entry: &entry, into: &lines)
             devices[first.device] = entry
+            noteChange(first.device)
             touched.append(first.device)
             schedule(first.device, entry, previous: .max)
         }

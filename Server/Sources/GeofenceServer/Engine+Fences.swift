@@ -31,8 +31,14 @@ extension Engine {
         var version: Int64
         /// Every device as it was at the begin step.
         var before: [String: Device]
-        /// Each moved device and its events, by id.
-        var moved: [String: (entry: Device, events: [GeofenceEvent])] = [:]
+        /// Where the begin step's changes start in ``Engine/changeLog``.
+        var logStart: Int
+        /// Every device of ``before``, moved.
+        var moved: [String: Device] = [:]
+        /// The moved devices that have events, ascending by id, with their events.
+        var events: [(id: String, events: [GeofenceEvent])] = []
+        /// The moved devices whose next due time changed, with it.
+        var dues: [(id: String, due: Int64)] = []
 
         /// Moves one device: the update at the later of its time and the device's latest
         /// input (an explicit `?at=` before a device's input was refused at the begin step).
@@ -67,13 +73,21 @@ extension Engine {
             }
             var result = move
             result.moved.reserveCapacity(ids.count)
-            for half in halves { for (id, entry, events) in half { result.moved[id] = (entry, events) } }
+            for half in halves {
+                for (id, entry, events) in half {
+                    result.moved[id] = entry
+                    if !events.isEmpty { result.events.append((id, events)) }
+                    if entry.nextDue != move.before[id]!.nextDue && entry.nextDue != .max { result.dues.append((id, entry.nextDue)) }
+                }
+            }
+            result.events.sort { $0.id < $1.id }
             return result
         }
     }
 
     /// The first step: the update at `at` (epoch ms; nil: ``currentTime``) from the set in
-    /// force, and the devices as they are now.
+    /// force, and the devices as they are now; from here every device changed is logged
+    /// until ``endUpdate()``.
     /// - Throws: ``UpdateRefusal`` (409) when `at` lies before a device's latest input.
     func beginUpdate(to newSet: FenceSet, at: Int64?) throws -> FenceMove {
         let time = at ?? currentTime
@@ -86,45 +100,67 @@ extension Engine {
                 message: "the update time \(time) lies before device \(latest.id)'s latest input at \(latest.time): pass ?at= at or after it")
         }
         let update = try FenceUpdate(from: fences.context, to: newSet, at: Timestamp(milliseconds: time), onFenceRemoved: onFenceRemoved)
-        return FenceMove(update: update, context: fences.context, version: fences.version, before: devices)
+        if changeLog == nil { changeLog = [] }
+        updatesInFlight += 1
+        return FenceMove(update: update, context: fences.context, version: fences.version, before: devices, logStart: changeLog!.count)
     }
 
-    /// The last step: devices changed since the begin step moved again from their current
-    /// state, events published in device id order (deterministic sequence numbers), the new
-    /// set installed, and the set, the events and a checkpoint of every device committed in
-    /// one transaction.
+    /// After each ``beginUpdate(to:at:)``, once its update is installed or abandoned.
+    func endUpdate() {
+        updatesInFlight -= 1
+        if updatesInFlight == 0 { changeLog = nil }
+    }
+
+    /// The last step: the devices changed since the begin step (the change log) moved again
+    /// from their current state, the events published in device id order (deterministic
+    /// sequence numbers), the moved devices and the new set installed, and the set, the
+    /// events and a checkpoint of every device committed in one transaction. Its cost is in
+    /// the devices changed meanwhile and those with events, not in all devices.
     /// - Throws: ``UpdateOvertaken`` when another update was installed since the begin step.
     func finishUpdate(_ move: FenceMove, compiled: Data) throws -> (ticket: CommitTicket, response: Data) {
         let started = ContinuousClock.now
         guard move.version == fences.version else { throw UpdateOvertaken() }
         let update = move.update
         let time = update.time.milliseconds
-        // Every result first (moving may throw), then publishing and installing (which cannot).
-        var results: [(id: String, previous: Int64, entry: Device, events: [GeofenceEvent])] = []
-        results.reserveCapacity(devices.count)
-        var again = 0
-        for id in devices.keys.sorted() {
+        // Moved again, from their state now: every device a fix or the clock changed (new ones too).
+        let changed = Set(changeLog![move.logStart...])
+        var again: [String: (entry: Device, events: [GeofenceEvent], previous: Int64)] = [:]
+        for id in changed {
             let now = devices[id]!
-            if let before = move.before[id], before.state == now.state, before.events == now.events, let done = move.moved[id] {
-                results.append((id, now.nextDue, done.entry, done.events))
-                continue
-            }
-            again += 1
             do {
                 let done = try FenceMove.move(id, now, update, from: fences.context)
-                results.append((id, now.nextDue, done.entry, done.events))
+                again[id] = (done.entry, done.events, now.nextDue)
             } catch {
                 throw UpdateRefusal(status: 409, message: "device \(id): \(error)")
             }
         }
+        var installed = move.moved
+        for (id, result) in again { installed[id] = result.entry }
+        // The events in device id order: those made outside, but for the devices moved again.
+        let later = again.filter { !$0.value.events.isEmpty }.map { (id: $0.key, events: $0.value.events) }.sorted { $0.id < $1.id }
         var lines: [EventLine] = []
         var removalExits = 0
-        for var result in results {
-            removalExits += result.events.filter { $0.reason == .fenceRemoved }.count
-            publish(result.events, device: result.id, entry: &result.entry, into: &lines)
-            devices[result.id] = result.entry
-            schedule(result.id, result.entry, previous: result.previous)
+        var k = 0, j = 0
+        while k < move.events.count || j < later.count {
+            let next: (id: String, events: [GeofenceEvent])
+            if j < later.count && (k == move.events.count || later[j].id <= move.events[k].id) {
+                next = later[j]
+                if k < move.events.count && move.events[k].id == later[j].id { k += 1 }
+                j += 1
+            } else {
+                next = move.events[k]
+                k += 1
+                if changed.contains(next.id) { continue }
+            }
+            var entry = installed[next.id]!
+            removalExits += next.events.filter { $0.reason == .fenceRemoved }.count
+            publish(next.events, device: next.id, entry: &entry, into: &lines)
+            installed[next.id] = entry
         }
+        devices = installed
+        for (id, due) in move.dues where !changed.contains(id) { dues.insert(Due(time: due, device: id)) }
+        for (id, result) in again { schedule(id, result.entry, previous: result.previous) }
+        if dues.count > 2 * devices.count + 1_024 { rebuildDues() }
         let change = update.change
         fences = Fences(context: update.context, version: fences.version + 1, at: time)
         evaluator = try ContainmentEvaluator(fenceSet: change.new)
@@ -133,12 +169,13 @@ extension Engine {
         var set = Store.WriteSet()
         set.events = lines
         set.fences = (fences.version, time, compiled)
-        set.checkpoint = Store.Checkpoint.encode(devices)
+        // Encoded by the committer, off the engine (the dictionary is shared, not copied).
+        set.checkpoint = devices
         set.at = currentTime
         let response = "{\"version\":\(fences.version),\"at\":\(time),\"added\":\(change.added.count),\"removed\":\(change.removed.count),"
             + "\"changed\":\(change.changed.count),\"unchanged\":\(change.unchanged.count),\"removalExits\":\(removalExits),"
             + "\"events\":\(lines.count)}"
-        logger.info("fence set version \(fences.version): \(change.new.count) fences, \(devices.count) devices (\(again) moved again in the actor), \(ContinuousClock.now - started) in the actor")
+        logger.info("fence set version \(fences.version): \(change.new.count) fences, \(devices.count) devices (\(again.count) moved again in the engine), \(ContinuousClock.now - started) in the engine")
         return (committer.enqueue(set), Data(response.utf8))
     }
 

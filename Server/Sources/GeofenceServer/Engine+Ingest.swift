@@ -88,6 +88,7 @@ extension Engine {
             var entry = Device(tracker, events: known?.events ?? 0)
             publish(buffer, device: item.deviceID, entry: &entry, into: &lines)
             devices[item.deviceID] = entry
+            noteChange(item.deviceID)
             schedule(item.deviceID, entry, previous: known?.nextDue ?? .max)
             if seen.insert(item.deviceID).inserted { touched.append(item.deviceID) }
             latestFix = max(latestFix, item.fix.timestamp.milliseconds)

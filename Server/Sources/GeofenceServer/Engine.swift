@@ -64,6 +64,11 @@ actor Engine {
     var clockTime: Int64
     /// Each device's next due time (``Engine/Due``), stale entries included.
     var dues = Heap<Due>()
+    /// While fence updates are being prepared outside the engine, every device changed since
+    /// (ids, repeats included); nil when none is. See `Engine+Fences.swift`.
+    var changeLog: [String]? = nil
+    /// Fence updates between their begin and end steps.
+    var updatesInFlight = 0
     /// Responses of requests with an `Idempotency-Key` whose commit has not completed: a
     /// retry arriving meanwhile waits for the same commit and gets the same answer.
     var inflight: [String: (ticket: CommitTicket, response: Data)] = [:]
@@ -184,6 +189,12 @@ actor Engine {
             metrics.events[event.type.name]?.increment()
             nextSeq += 1
         }
+    }
+
+    /// Records that `id` changed, for the fence updates being prepared.
+    @inline(__always)
+    func noteChange(_ id: String) {
+        if changeLog != nil { changeLog!.append(id) }
     }
 
     /// The stored form of a device: its tracker's encoded state, on the fence set in force

@@ -233,13 +233,20 @@ struct Routes: Sendable {
             var outcome: (ticket: CommitTicket, response: Data)? = nil
             while outcome == nil {
                 attempt += 1
-                let move = try await Engine.FenceMove.run(try await engine.beginUpdate(to: newSet, at: at))
+                let begun = try await engine.beginUpdate(to: newSet, at: at)
                 do {
+                    let move = try await Engine.FenceMove.run(begun)
                     outcome = try await engine.finishUpdate(move, compiled: compiled)
+                    await engine.endUpdate()
                 } catch is Engine.UpdateOvertaken where attempt < 5 {
+                    await engine.endUpdate()
                     continue
                 } catch is Engine.UpdateOvertaken {
+                    await engine.endUpdate()
                     return HTTPReply.error(.conflict, "other fence updates kept overtaking this one; send it again")
+                } catch {
+                    await engine.endUpdate()
+                    throw error
                 }
             }
             let (ticket, response) = outcome!

@@ -89,7 +89,7 @@ final class Store: Sendable {
         var at: Int64 = 0
         /// Every device, after a fence update (``Store/Checkpoint``): replaces the stored
         /// checkpoint and the device rows, before this set's own rows are written.
-        var checkpoint: Data?
+        var checkpoint: [String: Engine.Device]?
 
         var isEmpty: Bool { events.isEmpty && devices.isEmpty && idempotency == nil && fences == nil && meta.isEmpty && checkpoint == nil }
     }
@@ -105,7 +105,8 @@ final class Store: Sendable {
                 if let checkpoint = set.checkpoint {
                     try db.execute(sql: "DELETE FROM devices")
                     try db.execute(sql: "DELETE FROM checkpoint")
-                    try db.execute(sql: "INSERT INTO checkpoint(version, bytes) VALUES (?, ?)", arguments: [set.fences?.version ?? 0, checkpoint])
+                    try db.execute(
+                        sql: "INSERT INTO checkpoint(version, bytes) VALUES (?, ?)", arguments: [set.fences?.version ?? 0, Checkpoint.encode(checkpoint)])
                 }
                 for line in set.events { try event.execute(arguments: [line.seq, line.id, line.deviceID, line.text, set.at]) }
                 for entry in set.devices { try device.execute(arguments: [entry.id, entry.state, entry.events]) }
