@@ -173,14 +173,8 @@ final class Store: Sendable {
         try pool.read { db in try Data.fetchOne(db, sql: "SELECT response FROM requests WHERE key = ?", arguments: [key]) }
     }
 
-    /// Up to `limit` event lines with a sequence number above `after`, in order.
-    func events(after: Int64, limit: Int) async throws -> [String] {
-        try await pool.read { db in
-            try String.fetchAll(db, sql: "SELECT line FROM events WHERE seq > ? ORDER BY seq LIMIT ?", arguments: [after, limit])
-        }
-    }
-
-    /// ``events(after:limit:)`` with each line's sequence number.
+    /// Up to `limit` event lines with a sequence number above `after`, in order, each with
+    /// its sequence number.
     func eventsWithSeq(after: Int64, limit: Int) async throws -> [(seq: Int64, line: String)] {
         try await pool.read { db in
             try Row.fetchAll(db, sql: "SELECT seq, line FROM events WHERE seq > ? ORDER BY seq LIMIT ?", arguments: [after, limit])
