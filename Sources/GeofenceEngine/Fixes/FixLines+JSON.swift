@@ -9,6 +9,12 @@ extension FixLines.Reader {
             refuse(line, .encoding, "the line is not valid UTF-8")
             return
         }
+        // The usual line in one pass; anything else, and every refusal, is the generic path's.
+        if fastJSON, let (device, fix) = FixLines.fastJSONFix(p, start, end) {
+            fastLines += 1
+            accept(line, device: device, fix)
+            return
+        }
         let value: JSONValue
         do {
             value = try JSONParser.parse(UnsafeRawBufferPointer(start: p + start, count: end - start))

@@ -49,17 +49,28 @@ public enum FixLines {
     public static func read(
         _ bytes: some ContiguousBytes, format: Format, name: String, maximumLineBytes: Int = 1 << 20
     ) throws(FileError) -> (accepted: [Accepted], rejected: [Rejected]) {
-        let result: Result<([Accepted], [Rejected]), FileError> = bytes.withUnsafeBytes { raw in
+        let read = try read(bytes, format: format, name: name, maximumLineBytes: maximumLineBytes, fastJSON: true)
+        return (read.accepted, read.rejected)
+    }
+
+    /// ``read(_:format:name:maximumLineBytes:)`` with the NDJSON fast path (``fastJSONFix(_:_:_:)``)
+    /// on or off, and how many lines the fast path read: off, every line goes through the
+    /// generic JSON parser, the twin the tests compare the fast path with.
+    /// - Complexity: O(n) for n bytes.
+    package static func read(
+        _ bytes: some ContiguousBytes, format: Format, name: String, maximumLineBytes: Int = 1 << 20, fastJSON: Bool
+    ) throws(FileError) -> (accepted: [Accepted], rejected: [Rejected], fastLines: Int) {
+        let result: Result<([Accepted], [Rejected], Int), FileError> = bytes.withUnsafeBytes { raw in
             guard let base = raw.baseAddress?.assumingMemoryBound(to: UInt8.self), !raw.isEmpty else {
-                return format == .csv ? .failure(FileError(path: name, reason: "no header line")) : .success(([], []))
+                return format == .csv ? .failure(FileError(path: name, reason: "no header line")) : .success(([], [], 0))
             }
-            var reader = Reader(p: base, count: raw.count, maximumLineBytes: maximumLineBytes)
+            var reader = Reader(p: base, count: raw.count, maximumLineBytes: maximumLineBytes, fastJSON: fastJSON)
             do throws(FileError) {
                 try reader.readAll(format: format, name: name)
             } catch {
                 return .failure(error)
             }
-            return .success((reader.accepted, reader.rejected))
+            return .success((reader.accepted, reader.rejected, reader.fastLines))
         }
         return try result.get()
     }
@@ -69,6 +80,10 @@ public enum FixLines {
         let p: UnsafePointer<UInt8>
         let count: Int
         let maximumLineBytes: Int
+        /// False to read every NDJSON line with the generic JSON parser.
+        let fastJSON: Bool
+        /// NDJSON lines the fast path read (for the tests: it is taken).
+        var fastLines = 0
         var accepted: [Accepted] = []
         var rejected: [Rejected] = []
 

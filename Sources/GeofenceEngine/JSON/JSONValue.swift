@@ -32,8 +32,7 @@ public enum JSONValue: Hashable, Sendable {
 
     /// The number as an Int, when this is a number with an exact integer value in range.
     public var intValue: Int? {
-        guard let d = doubleValue, d.rounded() == d, abs(d) < 9.0e15 else { return nil }
-        return Int(d)
+        doubleValue.flatMap(JSONNumber.exactInt)
     }
 
     /// The object, when this is one.
@@ -121,6 +120,13 @@ package enum JSONNumber {
             let parsed = Platform.parseDouble(buffer.baseAddress!)
             return parsed.consumed == bytes.count ? parsed.value : nil
         }
+    }
+
+    /// `value` as an Int when it is a whole number below 9×10¹⁵ in magnitude (so exact), or
+    /// nil: the rule of ``JSONValue/intValue``, shared with the NDJSON fix reader's fast path.
+    package static func exactInt(_ value: Double) -> Int? {
+        guard value.rounded() == value, abs(value) < 9.0e15 else { return nil }
+        return Int(value)
     }
 
     /// Shortest text that reads back as the same double; integers without a fraction. (A NaN,
