@@ -83,7 +83,7 @@ extension Engine {
         guard !lines.isEmpty || !touched.isEmpty else { return }
         var set = Store.WriteSet()
         set.events = lines
-        set.devices = Self.unique(touched).map { record($0, devices[$0]!) }
+        storeDevices(Self.unique(touched), in: &set)
         set.at = now
         _ = committer.enqueue(set)
     }

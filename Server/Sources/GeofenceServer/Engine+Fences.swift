@@ -169,8 +169,12 @@ extension Engine {
         var set = Store.WriteSet()
         set.events = lines
         set.fences = (fences.version, time, compiled)
-        // Encoded by the committer, off the engine (the dictionary is shared, not copied).
+        // Encoded by the committer, off the engine (the dictionary is shared, not copied). It
+        // supersedes the whole device log: a sweep under way is moot.
         set.checkpoint = devices
+        set.dropLogBefore = nextLogSeq
+        logBytes = 0
+        sweep = nil
         set.at = currentTime
         let response = "{\"version\":\(fences.version),\"at\":\(time),\"added\":\(change.added.count),\"removed\":\(change.removed.count),"
             + "\"changed\":\(change.changed.count),\"unchanged\":\(change.unchanged.count),\"removalExits\":\(removalExits),"

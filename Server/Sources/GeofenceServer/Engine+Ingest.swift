@@ -111,7 +111,7 @@ extension Engine {
         let response = Self.responseBody(accepted: count, refusals: refusals, events: lines)
         var set = Store.WriteSet()
         set.events = lines + clockLines
-        set.devices = touched.map { record($0, devices[$0]!) }
+        storeDevices(touched, in: &set)
         if clockMoved { set.meta.append(("clock", String(clockTime))) }
         set.at = currentTime
         if let key { set.idempotency = (key, response) }

@@ -67,6 +67,15 @@ actor Engine {
     /// While fence updates are being prepared outside the engine, every device changed since
     /// (ids, repeats included); nil when none is. See `Engine+Fences.swift`.
     var changeLog: [String]? = nil
+    /// `--device-log-bytes`: a compaction sweep starts once the device log holds more than
+    /// this, and more than ``logBytesPerDevice`` a device (`Engine+DeviceLog.swift`).
+    let deviceLogBytes: Int
+    /// The device log's bytes: since the start of the last sweep, or of the log.
+    var logBytes: Int
+    /// The next `device_log` row's number.
+    var nextLogSeq: Int64
+    /// The compaction sweep under way, if any.
+    var sweep: LogSweep? = nil
     /// Fence updates between their begin and end steps.
     var updatesInFlight = 0
     /// Responses of requests with an `Idempotency-Key` whose commit has not completed: a
@@ -76,8 +85,12 @@ actor Engine {
     init(
         fences: Fences, devices: [String: Device], nextSeq: Int64, store: Store, committer: GroupCommitter,
         onFenceRemoved: FenceUpdate.RemovalPolicy, logger: Logger, metrics: ServerMetrics, maximumDevices: Int = .max,
-        clockMode: ServerOptions.ClockMode = .wall, clockDelay: Int64 = 0, clockTime: Int64 = .min
+        clockMode: ServerOptions.ClockMode = .wall, clockDelay: Int64 = 0, clockTime: Int64 = .min,
+        deviceLogBytes: Int = 4 << 20, logBytes: Int = 0, nextLogSeq: Int64 = 1
     ) throws {
+        self.deviceLogBytes = deviceLogBytes
+        self.logBytes = logBytes
+        self.nextLogSeq = nextLogSeq
         self.fences = fences
         self.evaluator = try ContainmentEvaluator(fenceSet: fences.set)
         self.devices = devices
@@ -108,8 +121,9 @@ actor Engine {
         let configuration = try Self.checkConfiguration(options.configuration, store: store)
         let fences = try Self.openFences(options: options, configuration: configuration, store: store, logger: logger)
         var devices: [String: Device] = [:]
-        for row in try store.devices() {
-            let bytes = [UInt8](row.state)
+        let stored = try store.devices()
+        for row in stored.entries.values {
+            let bytes = row.state
             if bytes.first == 0x7B {
                 // A folder of an earlier version: JSON snapshots, taken on the stored set
                 // (restoring causes no event); rewritten in the compact form at their next change.
@@ -127,7 +141,8 @@ actor Engine {
         let engine = try Engine(
             fences: fences, devices: devices, nextSeq: try store.lastSeq() + 1, store: store, committer: committer,
             onFenceRemoved: options.onFenceRemoved, logger: logger, metrics: metrics, maximumDevices: options.maximumDevices,
-            clockMode: options.clock, clockDelay: Int64((options.clockDelay * 1000).rounded()), clockTime: clockTime)
+            clockMode: options.clock, clockDelay: Int64((options.clockDelay * 1000).rounded()), clockTime: clockTime,
+            deviceLogBytes: options.deviceLogBytes, logBytes: stored.logBytes, nextLogSeq: stored.lastLogSeq + 1)
         logger.info("fence set version \(fences.version): \(fences.set.count) fences; \(devices.count) devices restored")
         return engine
     }
@@ -199,8 +214,8 @@ actor Engine {
 
     /// The stored form of a device: its tracker's encoded state, on the fence set in force
     /// (stored with it; a fence update rewrites every device in the same transaction).
-    func record(_ id: String, _ entry: Device) -> (id: String, state: Data, events: Int64) {
-        (id, Data(entry.state), entry.events)
+    func record(_ id: String, _ entry: Device) -> Store.Checkpoint.Entry {
+        Store.Checkpoint.Entry(id: id, state: entry.state, events: entry.events)
     }
 
     /// The device's tracker, decoded on the fence set in force.

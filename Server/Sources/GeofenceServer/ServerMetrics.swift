@@ -19,6 +19,7 @@ final class ServerMetrics: Sendable {
     let commitSets: ValueHistogram
     let eventsDeleted: Prometheus.Counter
     let requestsDeleted: Prometheus.Counter
+    let logCompactions: Prometheus.Counter
 
     init() {
         fixesAccepted = registry.makeCounter(name: "geofence_fixes_accepted_total", help: "Fixes applied to their device's tracker.")
@@ -47,6 +48,9 @@ final class ServerMetrics: Sendable {
         eventsDeleted = registry.makeCounter(name: "geofence_events_deleted_total", help: "Events deleted by --retain-events.")
         requestsDeleted = registry.makeCounter(
             name: "geofence_idempotency_records_deleted_total", help: "Idempotency records deleted by --retain-events.")
+        logCompactions = registry.makeCounter(
+            name: "geofence_device_log_compactions_total",
+            help: "Sweeps that wrote every device to the device log again and dropped the log before them.")
     }
 
     /// Counts a request's outcome.

@@ -57,14 +57,21 @@ public struct ServerOptions: Sendable {
     public var retainEvents: Double?
     /// Seconds between `: keep-alive` comments on an idle event stream.
     public var keepAlive: Double
+    /// Bytes of device log (the devices' states as each commit changed them) past which, and
+    /// past 512 bytes a device, a sweep writes every device to the log again, a share with each
+    /// commit, and then drops the log before it: the stored state stays within a few times
+    /// the live one.
+    public var deviceLogBytes: Int
 
     public init(
         fencesPath: String, dataPath: String, host: String = "127.0.0.1", port: Int = 8080, tokenFile: String? = nil,
         fsync: FsyncMode = .always, fsyncInterval: Double = 1, maximumBodyBytes: Int = 64 << 20,
         maximumLines: Int = 100_000, maximumDevices: Int = 1_000_000,
         configuration: TrackerConfiguration = TrackerConfiguration(), onFenceRemoved: FenceUpdate.RemovalPolicy = .exit,
-        clock: ClockMode = .wall, clockDelay: Double = 2, retainEvents: Double? = nil, keepAlive: Double = 15
+        clock: ClockMode = .wall, clockDelay: Double = 2, retainEvents: Double? = nil, keepAlive: Double = 15,
+        deviceLogBytes: Int = 4 << 20
     ) {
+        self.deviceLogBytes = deviceLogBytes
         self.fencesPath = fencesPath
         self.dataPath = dataPath
         self.host = host
@@ -100,6 +107,7 @@ public struct ServerOptions: Sendable {
         if maximumBodyBytes < 1 { return "--max-body-bytes must be at least 1" }
         if maximumLines < 1 { return "--max-lines must be at least 1" }
         if maximumDevices < 1 { return "--max-devices must be at least 1" }
+        if deviceLogBytes < 1 { return "--device-log-bytes must be at least 1" }
         if !(fsyncInterval > 0) { return "--fsync-interval must be a positive number of seconds" }
         if !(0...86_400).contains(clockDelay) { return "--clock-delay must be 0 to 86400 seconds" }
         if !(0.01...3_600).contains(keepAlive) { return "--keep-alive must be 0.01 to 3600 seconds" }

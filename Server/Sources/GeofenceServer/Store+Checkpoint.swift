@@ -1,28 +1,42 @@
 import Foundation
 import GRDB
 
-/// Every device's state in one row, written by a fence update: a fence update changes every
-/// device (each is re-encoded on the new set), and one blob of a few megabytes commits in a
-/// few milliseconds where 100,000 row upserts held the writer, and every ingest commit behind
-/// it, for about half a second.
+/// Devices' states as blobs: the checkpoint (every device, in one row) and the device log (the
+/// devices one write set changed, a row a set).
 ///
-/// The update's transaction empties `devices` and replaces the checkpoint; rows written
-/// after it are newer than the checkpoint's entry for the same device. At start the
-/// checkpoint is read first and the rows over it.
+/// Why blobs: a fence update changes every device, and one blob of a few megabytes commits in
+/// a few milliseconds where 100,000 row upserts held the writer for about half a second; and
+/// an ingest request's thousand devices, upserted as rows of a 100,000-row table, dirtied a
+/// page each (megabytes of WAL a request), where one appended row writes their 80 KB.
+///
+/// A fence update writes a checkpoint (every device's state changes with the set) in its own
+/// transaction and marks the log before it superseded (`meta.logStart`); the log's rows in
+/// force are newer than the checkpoint, in `seq` order. Between updates the log is bounded by
+/// sweeps (`Engine+DeviceLog.swift`), the last of which also supersedes the checkpoint.
+/// Superseded rows are deleted a few a commit, since deleting megabytes of blobs at once holds
+/// the writer.
 extension Store {
     enum Checkpoint {
         static let version: UInt8 = 1
 
+        /// A device as stored: its id, its encoded tracker and its event count.
+        struct Entry: Sendable {
+            var id: String
+            var state: [UInt8]
+            var events: Int64
+        }
+
         /// The blob: a version byte, the device count, then per device its id, its event count
         /// and its encoded state (lengths and counts as LEB128 varints).
-        static func encode(_ devices: [String: Engine.Device]) -> Data {
+        /// - Complexity: O(n) in the entries' bytes.
+        static func encode(_ entries: some Sequence<Entry>, count: Int) -> Data {
             var out = [UInt8]()
-            out.reserveCapacity(16 + devices.count * 96)
+            out.reserveCapacity(16 + count * 96)
             out.append(version)
-            varint(UInt64(devices.count), into: &out)
-            for (id, entry) in devices {
-                varint(UInt64(id.utf8.count), into: &out)
-                out.append(contentsOf: id.utf8)
+            varint(UInt64(count), into: &out)
+            for entry in entries {
+                varint(UInt64(entry.id.utf8.count), into: &out)
+                out.append(contentsOf: entry.id.utf8)
                 varint(UInt64(bitPattern: entry.events), into: &out)
                 varint(UInt64(entry.state.count), into: &out)
                 out.append(contentsOf: entry.state)
@@ -30,12 +44,13 @@ extension Store {
             return Data(out)
         }
 
-        /// The entries of a blob ``encode(_:)`` made.
+        /// The entries of a blob ``encode(_:count:)`` made.
+        /// - Parameter what: names the blob in errors.
         /// - Throws: ``ServerError`` naming the byte where the blob stops making sense.
-        static func decode(_ data: Data) throws -> [(id: String, state: Data, events: Int64)] {
+        static func decode(_ data: Data, what: String = "the device checkpoint") throws -> [Entry] {
             let bytes = [UInt8](data)
             var at = 0
-            func fail(_ what: String) -> ServerError { ServerError("the device checkpoint is damaged at byte \(at): \(what)") }
+            func fail(_ problem: String) -> ServerError { ServerError("\(what) is damaged at byte \(at): \(problem)") }
             func read() throws -> UInt64 {
                 var value: UInt64 = 0, shift: UInt64 = 0
                 while at < bytes.count, shift < 64 {
@@ -56,12 +71,12 @@ extension Store {
             at = 1
             let count = try read()
             guard count <= UInt64(bytes.count) else { throw fail("\(count) devices announced") }
-            var entries: [(id: String, state: Data, events: Int64)] = []
+            var entries: [Entry] = []
             entries.reserveCapacity(Int(count))
             for _ in 0..<count {
                 guard let id = String(validating: try take(try read()), as: UTF8.self) else { throw fail("a device id is not UTF-8") }
                 let events = Int64(bitPattern: try read())
-                entries.append((id, Data(try take(try read())), events))
+                entries.append(Entry(id: id, state: Array(try take(try read())), events: events))
             }
             guard at == bytes.count else { throw fail("\(bytes.count - at) bytes after the last device") }
             return entries
@@ -78,7 +93,7 @@ extension Store {
     }
 
     /// The stored checkpoint's entries, none for a folder without one.
-    func checkpointEntries() throws -> [(id: String, state: Data, events: Int64)] {
+    func checkpointEntries() throws -> [Checkpoint.Entry] {
         guard let blob = try pool.read({ db in try Data.fetchOne(db, sql: "SELECT bytes FROM checkpoint ORDER BY version DESC LIMIT 1") }) else {
             return []
         }

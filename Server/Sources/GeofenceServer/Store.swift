@@ -7,15 +7,19 @@ import Synchronization
 /// Tables:
 /// - `events(seq, id, device, line, at)`: every event published (and not yet past
 ///   `--retain-events`), by its sequence number;
-/// - `devices(id, state, events)`: each device's tracker (`DeviceTracker.encodedState()`) and how
-///   many events it has had (the ordinal in the next event's id);
+/// - `checkpoint(version, bytes)`: every device in one blob (`Store+Checkpoint.swift`): its
+///   tracker (`DeviceTracker.encodedState()`) and how many events it has had (the ordinal in
+///   the next event's id);
+/// - `device_log(seq, bytes)`: the devices each write set changed since the checkpoint, one
+///   blob a set in the checkpoint's form, appended: a request's thousand devices are one
+///   sequential row, where upserting them into a table rewrote a page for each;
+/// - `devices(id, state, events)`: rows a folder of an earlier version wrote (read at start,
+///   deleted once a sweep or a checkpoint supersedes them);
 /// - `requests(key, response, at)`: the response to each `Idempotency-Key`;
 /// - `fences(version, at, bytes)`: the current fence set as a compiled file, and when it
 ///   took effect;
-/// - `checkpoint(version, bytes)`: every device at the last fence update, in one blob (the
-///   `devices` rows are those written since);
 /// - `meta(key, value)`: the tracker configuration the state was made with, the data clock,
-///   the last sequence number `--retain-events` deleted.
+///   the last sequence number `--retain-events` deleted, the first device log row in force.
 ///
 /// Events and idempotency records carry `at`, the server's time when they were made; the
 /// schema is set up by a GRDB migrator, so a folder of an earlier version is brought up to
@@ -68,7 +72,33 @@ final class Store: Sendable {
         migrator.registerMigration("v3 checkpoint") { db in
             try db.execute(sql: "CREATE TABLE checkpoint(version INTEGER PRIMARY KEY, bytes BLOB NOT NULL)")
         }
+        // Device states appended a write set at a time (`Engine+DeviceLog.swift`).
+        migrator.registerMigration("v4 device log") { db in
+            try db.execute(sql: "CREATE TABLE device_log(seq INTEGER PRIMARY KEY, bytes BLOB NOT NULL)")
+        }
         return migrator
+    }
+
+    /// Device log rows before this number are superseded (a sweep ended; 0: none); each commit
+    /// deletes a few of them. Deleting a sweep's worth at once (tens of megabytes of blobs,
+    /// page by page) held the writer, and every request behind it, for 100 ms and more. Rows
+    /// left at a crash are harmless: a restart reads the log in order, and the next sweep's
+    /// deletions take them too.
+    let dropLogBefore = Mutex<Int64>(0)
+
+    /// Rows a commit deletes of the superseded log: a commit adds one row a request, and a
+    /// group commit holds several requests, so the deletions keep up.
+    static let logRowsDroppedPerCommit = 8
+
+    /// Deletes up to ``logRowsDroppedPerCommit`` superseded device log rows.
+    func dropSupersededLog(_ db: Database) throws {
+        let start = dropLogBefore.withLock { $0 }
+        if start > 0 {
+            try db.execute(
+                sql: "DELETE FROM device_log WHERE seq IN (SELECT seq FROM device_log WHERE seq < ? ORDER BY seq LIMIT ?)",
+                arguments: [start, Self.logRowsDroppedPerCommit])
+            if db.changesCount == 0 { dropLogBefore.withLock { if $0 == start { $0 = 0 } } }
+        }
     }
 
     /// The largest sequence number `--retain-events` deleted (0: none): a reader asking for
@@ -78,8 +108,13 @@ final class Store: Sendable {
     /// What one or more requests changed, written in one transaction.
     struct WriteSet: Sendable {
         var events: [EventLine] = []
-        /// Device id, encoded tracker, events so far.
-        var devices: [(id: String, state: Data, events: Int64)] = []
+        /// Device id, encoded tracker, events so far: one `device_log` row, numbered `logSeq`.
+        var devices: [Checkpoint.Entry] = []
+        var logSeq: Int64 = 0
+        /// A compaction sweep ended with this set (`Engine+DeviceLog.swift`), or it carries a
+        /// checkpoint: the log rows before this number are superseded, and so are (without a
+        /// checkpoint) the stored checkpoint and an earlier version's rows.
+        var dropLogBefore: Int64?
         var idempotency: (key: String, response: Data)?
         var fences: (version: Int64, at: Int64?, bytes: Data)?
         /// `meta` rows to set (the data clock).
@@ -88,28 +123,38 @@ final class Store: Sendable {
         /// record's age for `--retain-events`.
         var at: Int64 = 0
         /// Every device, after a fence update (``Store/Checkpoint``): replaces the stored
-        /// checkpoint and the device rows, before this set's own rows are written.
+        /// checkpoint (with ``dropLogBefore``, superseding the device log), before this set's
+        /// own rows are written. Encoded by the committer, off the engine.
         var checkpoint: [String: Engine.Device]?
 
-        var isEmpty: Bool { events.isEmpty && devices.isEmpty && idempotency == nil && fences == nil && meta.isEmpty && checkpoint == nil }
+        var isEmpty: Bool { events.isEmpty && devices.isEmpty && idempotency == nil && fences == nil && meta.isEmpty && checkpoint == nil && dropLogBefore == nil }
     }
 
     /// Writes every set in one transaction, in order (a later set's device state wins).
     func commit(_ sets: [WriteSet]) async throws {
         try await pool.write { db in
             let event = try db.cachedStatement(sql: "INSERT INTO events(seq, id, device, line, at) VALUES (?, ?, ?, ?, ?)")
-            let device = try db.cachedStatement(sql: "INSERT OR REPLACE INTO devices(id, state, events) VALUES (?, ?, ?)")
+            let device = try db.cachedStatement(sql: "INSERT INTO device_log(seq, bytes) VALUES (?, ?)")
             let request = try db.cachedStatement(sql: "INSERT OR REPLACE INTO requests(key, response, at) VALUES (?, ?, ?)")
             let meta = try db.cachedStatement(sql: "INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)")
             for set in sets {
                 if let checkpoint = set.checkpoint {
-                    try db.execute(sql: "DELETE FROM devices")
                     try db.execute(sql: "DELETE FROM checkpoint")
                     try db.execute(
-                        sql: "INSERT INTO checkpoint(version, bytes) VALUES (?, ?)", arguments: [set.fences?.version ?? 0, Checkpoint.encode(checkpoint)])
+                        sql: "INSERT INTO checkpoint(version, bytes) VALUES (?, ?)",
+                        arguments: [set.fences?.version ?? 0, Checkpoint.encode(checkpoint.lazy.map { Checkpoint.Entry(id: $0.key, state: $0.value.state, events: $0.value.events) }, count: checkpoint.count)])
                 }
                 for line in set.events { try event.execute(arguments: [line.seq, line.id, line.deviceID, line.text, set.at]) }
-                for entry in set.devices { try device.execute(arguments: [entry.id, entry.state, entry.events]) }
+                if !set.devices.isEmpty { try device.execute(arguments: [set.logSeq, Checkpoint.encode(set.devices, count: set.devices.count)]) }
+                if let start = set.dropLogBefore {
+                    // Every device has a row from `start` on, or is in this set's checkpoint: the
+                    // rows before are superseded (a restart skips them), and deleted a few a
+                    // commit (below); so is the checkpoint a sweep ended.
+                    try meta.execute(arguments: ["logStart", String(start)])
+                    if set.checkpoint == nil { try db.execute(sql: "DELETE FROM checkpoint") }
+                    try db.execute(sql: "DELETE FROM devices")
+                    dropLogBefore.withLock { $0 = Swift.max($0, start) }
+                }
                 if let record = set.idempotency { try request.execute(arguments: [record.key, record.response, set.at]) }
                 for row in set.meta { try meta.execute(arguments: [row.key, row.value]) }
                 if let fences = set.fences {
@@ -120,6 +165,7 @@ final class Store: Sendable {
                         arguments: [fences.version, fences.at, fences.bytes])
                 }
             }
+            try dropSupersededLog(db)
         }
     }
 
@@ -148,16 +194,32 @@ final class Store: Sendable {
         }
     }
 
-    /// Every device's stored state: the last fence update's checkpoint, with the rows written
-    /// since over it.
-    func devices() throws -> [(id: String, state: Data, events: Int64)] {
-        var byID: [String: (state: Data, events: Int64)] = [:]
-        for entry in try checkpointEntries() { byID[entry.id] = (entry.state, entry.events) }
+    /// Every device's stored state: the checkpoint, then an earlier version's `devices` rows
+    /// over it, then the device log in force in order (a later entry of a device wins); the
+    /// log's size in bytes (superseded rows aside) and its last row's number (0 for none).
+    func devices() throws -> (entries: [String: Checkpoint.Entry], logBytes: Int, lastLogSeq: Int64) {
+        var byID: [String: Checkpoint.Entry] = [:]
+        for entry in try checkpointEntries() { byID[entry.id] = entry }
+        var logBytes = 0, lastLogSeq: Int64 = 0
+        let logStart = try meta("logStart").flatMap { Int64($0) } ?? 0
+        // Superseded rows a crash left are deleted by the next commits.
+        dropLogBefore.withLock { $0 = logStart }
         try pool.read { db in
+            lastLogSeq = Swift.max(logStart - 1, try Int64.fetchOne(db, sql: "SELECT MAX(seq) FROM device_log") ?? 0)
             let rows = try Row.fetchCursor(db, sql: "SELECT id, state, events FROM devices")
-            while let row = try rows.next() { byID[row["id"]] = (row["state"], row["events"]) }
+            while let row = try rows.next() {
+                let id: String = row["id"], state: Data = row["state"]
+                byID[id] = Checkpoint.Entry(id: id, state: [UInt8](state), events: row["events"])
+                logBytes += id.utf8.count + state.count
+            }
+            let blobs = try Row.fetchCursor(db, sql: "SELECT seq, bytes FROM device_log WHERE seq >= ? ORDER BY seq", arguments: [logStart])
+            while let row = try blobs.next() {
+                let bytes: Data = row["bytes"], seq: Int64 = row["seq"]
+                logBytes += bytes.count
+                for entry in try Checkpoint.decode(bytes, what: "the device log's row \(seq)") { byID[entry.id] = entry }
+            }
         }
-        return byID.map { (id: $0.key, state: $0.value.state, events: $0.value.events) }
+        return (byID, logBytes, lastLogSeq)
     }
 
     /// The largest sequence number handed out so far, 0 for none (also when `--retain-events`

@@ -72,6 +72,9 @@ struct GeofenceServerCommand: AsyncParsableCommand {
     @Option(help: "Seconds between ': keep-alive' comments on an idle Server-Sent Events stream.")
     var keepAlive: Double = 15
 
+    @Option(help: "Bytes of device log past which (and past 512 bytes a device) every device is written to the log again, a share with each commit, and the log before dropped.")
+    var deviceLogBytes: Int = 4 << 20
+
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
     var logLevel: String = "info"
 
@@ -114,7 +117,7 @@ struct GeofenceServerCommand: AsyncParsableCommand {
             fencesPath: fences, dataPath: data, host: host, port: port, tokenFile: tokenFile, fsync: mode,
             fsyncInterval: fsyncInterval, maximumBodyBytes: maxBodyBytes,
             maximumLines: maxLines, maximumDevices: maxDevices, configuration: configuration, onFenceRemoved: policy,
-            clock: clockMode, clockDelay: clockDelay, retainEvents: retain, keepAlive: keepAlive)
+            clock: clockMode, clockDelay: clockDelay, retainEvents: retain, keepAlive: keepAlive, deviceLogBytes: deviceLogBytes)
         // Logs go to standard error: standard output carries only the listening line.
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)

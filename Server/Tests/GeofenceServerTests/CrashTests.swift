@@ -40,7 +40,9 @@ struct CrashTests {
         var kills = 0
         var answers: [Int: Data] = [:]
         while next < requests.count {
-            let server = try startServer(folder, data: "crashing")
+            // Device log compactions every few requests (the steady run only appends to the
+            // log), so kills fall before, during and after them.
+            let server = try startServer(folder, data: "crashing", extra: ["--device-log-bytes", "1"])
             // Killed after a random delay, while the client posts one request after another.
             let pid = server.process.processIdentifier
             let delay = kills < 4 ? UInt32.random(in: 5_000...60_000, using: &generator) : UInt32.max
@@ -64,7 +66,7 @@ struct CrashTests {
             }
         }
         #expect(kills == 4)
-        let final = try startServer(folder, data: "crashing")
+        let final = try startServer(folder, data: "crashing", extra: ["--device-log-bytes", "1"])
         #expect(try final.request("GET", "/v1/events?limit=10000").body == steadyLog)
         // Every answer, first or replayed after a crash, is the never-killed run's.
         for (k, answer) in answers { #expect(answer == steadyAnswers[k], "request \(k)") }

@@ -41,6 +41,69 @@ struct DurabilityTests {
         #expect(crashing.terminate().status == 0)
     }
 
+    @Test("sweeps compact the device log (--device-log-bytes 1) and a fence update puts a staged checkpoint in force: kill -9 right after either, and a restart, give the devices and log of a run that only appended")
+    func sweepsCompactTheLog() throws {
+        let folder = try TestFolder()
+        // All 40 devices once, then only the first 10: the other 30 stay only through sweeps.
+        let items = TestWorld.walk(devices: 40, steps: 120).enumerated()
+            .filter { $0.offset < 40 || Int($0.element.device.dropFirst(4))! < 10 }.map(\.element)
+        let requests = stride(from: 0, to: items.count, by: 7).map { TestWorld.ndjson(Array(items[$0..<min(items.count, $0 + 7)])) }
+        let ids = (0..<40).map { "/v1/devices/dev-\($0)" }
+
+        // A third of the way, the home fence goes: a checkpoint staged in parts is put in force
+        // (with removal exits), which a later sweep supersedes in the compacting run.
+        let updateAfter = requests.count / 3
+        let update = Data(TestWorld.fencesWithoutHome.utf8)
+
+        // The default bound is never reached here: this run only appends to the log.
+        let steady = try startServer(folder, data: "steady")
+        var steadyAnswers: [Data] = []
+        for (k, request) in requests.enumerated() {
+            steadyAnswers.append(try steady.request("POST", "/v1/fixes", headers: ndjsonType, body: request).body)
+            if k == updateAfter { #expect(try steady.request("PUT", "/v1/fences", body: update).status == 200) }
+        }
+        let steadyDevices = try ids.map { try steady.request("GET", $0).body }
+        let steadyLog = try steady.request("GET", "/v1/events?limit=10000").body
+        #expect(Self.compactions(try steady.request("GET", "/metrics").text) == 0)
+        #expect(steady.terminate().status == 0)
+
+        // Past 512 bytes a device (20,480 here) a sweep starts and writes the devices again, a
+        // share with each request's own, so it spans several requests. Killed right after the
+        // request that ended the second one: the log before it has just been dropped.
+        let options = ["--device-log-bytes", "1"]
+        var folding = try startServer(folder, data: "folding", extra: options)
+        var killed = false
+        for k in requests.indices {
+            #expect(try folding.request("POST", "/v1/fixes", headers: ndjsonType, body: requests[k]).body == steadyAnswers[k], "request \(k)")
+            if k == updateAfter {
+                // Killed at once: the superseded log is still there (it goes a few rows a
+                // commit), and the devices with removal exits count them only in the update's row.
+                #expect(try folding.request("PUT", "/v1/fences", body: update).status == 200)
+                folding.kill9()
+                folding = try startServer(folder, data: "folding", extra: options)
+            }
+            guard !killed, Self.compactions(try folding.request("GET", "/metrics").text) == 2 else { continue }
+            killed = true
+            let beforeKill = try ids.map { try folding.request("GET", $0).body }
+            folding.kill9()
+            folding = try startServer(folder, data: "folding", extra: options)
+            #expect(try ids.map { try folding.request("GET", $0).body } == beforeKill, "after request \(k)")
+        }
+        #expect(killed)
+        #expect(try ids.map { try folding.request("GET", $0).body } == steadyDevices)
+        #expect(try folding.request("GET", "/v1/events?limit=10000").body == steadyLog)
+        folding.kill9()
+        folding = try startServer(folder, data: "folding", extra: options)
+        #expect(try ids.map { try folding.request("GET", $0).body } == steadyDevices)
+        #expect(folding.terminate().status == 0)
+    }
+
+    /// `geofence_device_log_compactions_total` in a `/metrics` text.
+    static func compactions(_ metrics: String) -> Int {
+        let line = metrics.split(separator: "\n").first { $0.hasPrefix("geofence_device_log_compactions_total ") }
+        return line.flatMap { Double($0.split(separator: " ").last ?? "") }.map { Int($0) } ?? -1
+    }
+
     @Test("--fsync interval: an acknowledged request survives kill -9")
     func fsyncInterval() throws {
         let folder = try TestFolder()
