@@ -67,6 +67,7 @@ extension Engine {
             noteChange(first.device)
             touched.append(first.device)
             schedule(first.device, entry, previous: .max)
+            watchIdle(first.device, entry, idle: tracker.isIdle)
         }
         return (lines, touched)
     }
@@ -80,10 +81,11 @@ extension Engine {
         guard now > clockTime else { return }
         clockTime = now
         let (lines, touched) = fireDue(before: now)
-        guard !lines.isEmpty || !touched.isEmpty else { return }
+        let forgotten = forgetIdle(before: now)
+        guard !lines.isEmpty || !touched.isEmpty || !forgotten.isEmpty else { return }
         var set = Store.WriteSet()
         set.events = lines
-        storeDevices(Self.unique(touched), in: &set)
+        storeDevices(Self.unique(touched).filter { devices[$0] != nil }, forgotten: forgotten, in: &set)
         set.at = now
         _ = committer.enqueue(set)
     }

@@ -34,11 +34,13 @@ extension Engine {
     /// requests (single fixes) ends within 64 of them, or within n / 256 for n devices.
     static let sweepShare = 256
 
-    /// Sets `set.devices` to the stored form of `ids` (no repeats) and, while a sweep runs,
-    /// of its next share of devices; numbers the set's log row.
+    /// Sets `set.devices` to the stored form of `ids` (no repeats, all held), to an empty
+    /// state for each of `forgotten` (the restart drops them) and, while a sweep runs, to
+    /// its next share of devices; numbers the set's log row.
     /// - Complexity: O(k) for the k devices written; starting a sweep copies the ids, O(n).
-    func storeDevices(_ ids: [String], in set: inout Store.WriteSet) {
+    func storeDevices(_ ids: [String], forgotten: [String] = [], in set: inout Store.WriteSet) {
         set.devices = ids.map { record($0, devices[$0]!) }
+        for id in forgotten { set.devices.append(Store.Checkpoint.Entry(id: id, state: [], events: 0)) }
         if sweep == nil && logBytes > Swift.max(deviceLogBytes, devices.count * Self.logBytesPerDevice) {
             sweep = LogSweep(start: nextLogSeq, ids: Array(devices.keys))
             logBytes = 0

@@ -39,17 +39,21 @@ extension Engine {
         var events: [(id: String, events: [GeofenceEvent])] = []
         /// The moved devices whose next due time changed, with it.
         var dues: [(id: String, due: Int64)] = []
+        /// The moved devices that are idle (`Engine+Forget.swift`).
+        var idle: [String] = []
 
         /// Moves one device: the update at the later of its time and the device's latest
         /// input (an explicit `?at=` before a device's input was refused at the begin step).
-        static func move(_ id: String, _ entry: Device, _ update: FenceUpdate, from context: TrackerContext) throws -> (entry: Device, events: [GeofenceEvent]) {
+        static func move(
+            _ id: String, _ entry: Device, _ update: FenceUpdate, from context: TrackerContext
+        ) throws -> (entry: Device, events: [GeofenceEvent], idle: Bool) {
             var tracker = try DeviceTracker(encodedState: entry.state, context: context)
             let own = entry.latest > update.time.milliseconds
                 ? FenceUpdate(change: update.change, context: update.context, at: Timestamp(milliseconds: entry.latest), onFenceRemoved: update.onFenceRemoved)
                 : update
             var events = try tracker.apply(own)
             for k in events.indices { events[k].deviceID = id }
-            return (Device(tracker, events: entry.events), events)
+            return (Device(tracker, events: entry.events), events, tracker.isIdle)
         }
 
         /// Moves every device of ``before``, in two halves on two tasks.
@@ -57,25 +61,26 @@ extension Engine {
             let ids = Array(move.before.keys)
             let parts = ids.count < 4_096 ? 1 : 2
             let context = move.context
-            let halves = try await withThrowingTaskGroup(of: [(String, Device, [GeofenceEvent])].self) { group in
+            let halves = try await withThrowingTaskGroup(of: [(String, Device, [GeofenceEvent], Bool)].self) { group in
                 for part in 0..<parts {
                     let slice = ids[ids.count * part / parts..<ids.count * (part + 1) / parts]
                     group.addTask {
                         try slice.map { id in
-                            let (entry, events) = try Self.move(id, move.before[id]!, move.update, from: context)
-                            return (id, entry, events)
+                            let (entry, events, idle) = try Self.move(id, move.before[id]!, move.update, from: context)
+                            return (id, entry, events, idle)
                         }
                     }
                 }
-                var all: [[(String, Device, [GeofenceEvent])]] = []
+                var all: [[(String, Device, [GeofenceEvent], Bool)]] = []
                 for try await half in group { all.append(half) }
                 return all
             }
             var result = move
             result.moved.reserveCapacity(ids.count)
             for half in halves {
-                for (id, entry, events) in half {
+                for (id, entry, events, idle) in half {
                     result.moved[id] = entry
+                    if idle { result.idle.append(id) }
                     if !events.isEmpty { result.events.append((id, events)) }
                     if entry.nextDue != move.before[id]!.nextDue && entry.nextDue != .max { result.dues.append((id, entry.nextDue)) }
                 }
@@ -124,17 +129,21 @@ extension Engine {
         let time = update.time.milliseconds
         // Moved again, from their state now: every device a fix or the clock changed (new ones too).
         let changed = Set(changeLog![move.logStart...])
-        var again: [String: (entry: Device, events: [GeofenceEvent], previous: Int64)] = [:]
+        var again: [String: (entry: Device, events: [GeofenceEvent], previous: Int64, idle: Bool)] = [:]
+        var installed = move.moved
         for id in changed {
-            let now = devices[id]!
+            // Forgotten meanwhile (`--forget-after`): gone for the update too.
+            guard let now = devices[id] else {
+                installed[id] = nil
+                continue
+            }
             do {
                 let done = try FenceMove.move(id, now, update, from: fences.context)
-                again[id] = (done.entry, done.events, now.nextDue)
+                again[id] = (done.entry, done.events, now.nextDue, done.idle)
             } catch {
                 throw UpdateRefusal(status: 409, message: "device \(id): \(error)")
             }
         }
-        var installed = move.moved
         for (id, result) in again { installed[id] = result.entry }
         // The events in device id order: those made outside, but for the devices moved again.
         let later = again.filter { !$0.value.events.isEmpty }.map { (id: $0.key, events: $0.value.events) }.sorted { $0.id < $1.id }
@@ -160,6 +169,8 @@ extension Engine {
         devices = installed
         for (id, due) in move.dues where !changed.contains(id) { dues.insert(Due(time: due, device: id)) }
         for (id, result) in again { schedule(id, result.entry, previous: result.previous) }
+        for id in move.idle where !changed.contains(id) { watchIdle(id, devices[id]!, idle: true) }
+        for (id, result) in again { watchIdle(id, result.entry, idle: result.idle) }
         if dues.count > 2 * devices.count + 1_024 { rebuildDues() }
         let change = update.change
         fences = Fences(context: update.context, version: fences.version + 1, at: time)

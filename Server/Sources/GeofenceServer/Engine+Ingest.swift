@@ -90,6 +90,7 @@ extension Engine {
             devices[item.deviceID] = entry
             noteChange(item.deviceID)
             schedule(item.deviceID, entry, previous: known?.nextDue ?? .max)
+            watchIdle(item.deviceID, entry, idle: tracker.isIdle)
             if seen.insert(item.deviceID).inserted { touched.append(item.deviceID) }
             latestFix = max(latestFix, item.fix.timestamp.milliseconds)
             count += 1
@@ -97,6 +98,7 @@ extension Engine {
         // The data clock moves to the latest fix accepted; what falls due before it fires,
         // after this request's own events, and goes to the log (not into this response).
         var clockLines: [EventLine] = []
+        var forgotten: [String] = []
         var clockMoved = false
         if clockMode == .data && latestFix > clockTime {
             clockTime = latestFix
@@ -104,6 +106,7 @@ extension Engine {
             let fired = fireDue(before: clockTime)
             clockLines = fired.lines
             for id in fired.devices where seen.insert(id).inserted { touched.append(id) }
+            forgotten = forgetIdle(before: clockTime)
         }
         refusals.sort { $0.line < $1.line }
         metrics.record(accepted: count, rejectedReasons: refusals.map(\.reason))
@@ -111,7 +114,7 @@ extension Engine {
         let response = Self.responseBody(accepted: count, refusals: refusals, events: lines)
         var set = Store.WriteSet()
         set.events = lines + clockLines
-        storeDevices(touched, in: &set)
+        storeDevices(touched.filter { devices[$0] != nil }, forgotten: forgotten, in: &set)
         if clockMoved { set.meta.append(("clock", String(clockTime))) }
         set.at = currentTime
         if let key { set.idempotency = (key, response) }

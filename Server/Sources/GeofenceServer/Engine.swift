@@ -64,6 +64,10 @@ actor Engine {
     var clockTime: Int64
     /// Each device's next due time (``Engine/Due``), stale entries included.
     var dues = Heap<Due>()
+    /// `--forget-after` in ms, nil: devices are kept for ever.
+    let forgetAfter: Int64?
+    /// Idle devices by when they may be forgotten (`Engine+Forget.swift`), stale entries included.
+    var idles = Heap<Due>()
     /// While fence updates are being prepared outside the engine, every device changed since
     /// (ids, repeats included); nil when none is. See `Engine+Fences.swift`.
     var changeLog: [String]? = nil
@@ -86,8 +90,11 @@ actor Engine {
         fences: Fences, devices: [String: Device], nextSeq: Int64, store: Store, committer: GroupCommitter,
         onFenceRemoved: FenceUpdate.RemovalPolicy, logger: Logger, metrics: ServerMetrics, maximumDevices: Int = .max,
         clockMode: ServerOptions.ClockMode = .wall, clockDelay: Int64 = 0, clockTime: Int64 = .min,
-        deviceLogBytes: Int = 4 << 20, logBytes: Int = 0, nextLogSeq: Int64 = 1
+        deviceLogBytes: Int = 4 << 20, logBytes: Int = 0, nextLogSeq: Int64 = 1,
+        forgetAfter: Int64? = nil, idle: Set<String> = []
     ) throws {
+        self.forgetAfter = forgetAfter
+        self.idles = Self.idles(of: devices, idle: idle, forgetAfter: forgetAfter)
         self.deviceLogBytes = deviceLogBytes
         self.logBytes = logBytes
         self.nextLogSeq = nextLogSeq
@@ -121,6 +128,7 @@ actor Engine {
         let configuration = try Self.checkConfiguration(options.configuration, store: store)
         let fences = try Self.openFences(options: options, configuration: configuration, store: store, logger: logger)
         var devices: [String: Device] = [:]
+        var idle = Set<String>()
         let stored = try store.devices()
         for row in stored.entries.values {
             let bytes = row.state
@@ -131,9 +139,12 @@ actor Engine {
                 let (tracker, events) = try DeviceTracker.restore(snapshot, context: fences.context, onFenceRemoved: options.onFenceRemoved)
                 if !events.isEmpty { logger.warning("device \(row.id): restoring made \(events.count) events, dropped") }
                 devices[row.id] = Device(tracker, events: row.events)
+                if tracker.isIdle { idle.insert(row.id) }
             } else {
                 // Decoded once, to check the bytes against the set and read the two times.
-                devices[row.id] = Device(try DeviceTracker(encodedState: bytes, context: fences.context), events: row.events)
+                let tracker = try DeviceTracker(encodedState: bytes, context: fences.context)
+                devices[row.id] = Device(tracker, events: row.events)
+                if tracker.isIdle { idle.insert(row.id) }
             }
         }
         // The data clock as the last commit that moved it left it; the wall clock reads anew.
@@ -142,7 +153,8 @@ actor Engine {
             fences: fences, devices: devices, nextSeq: try store.lastSeq() + 1, store: store, committer: committer,
             onFenceRemoved: options.onFenceRemoved, logger: logger, metrics: metrics, maximumDevices: options.maximumDevices,
             clockMode: options.clock, clockDelay: Int64((options.clockDelay * 1000).rounded()), clockTime: clockTime,
-            deviceLogBytes: options.deviceLogBytes, logBytes: stored.logBytes, nextLogSeq: stored.lastLogSeq + 1)
+            deviceLogBytes: options.deviceLogBytes, logBytes: stored.logBytes, nextLogSeq: stored.lastLogSeq + 1,
+            forgetAfter: options.forgetAfter.map { Int64(($0 * 1000).rounded()) }, idle: idle)
         logger.info("fence set version \(fences.version): \(fences.set.count) fences; \(devices.count) devices restored")
         return engine
     }

@@ -20,6 +20,7 @@ final class ServerMetrics: Sendable {
     let eventsDeleted: Prometheus.Counter
     let requestsDeleted: Prometheus.Counter
     let logCompactions: Prometheus.Counter
+    let devicesForgotten: Prometheus.Counter
 
     init() {
         fixesAccepted = registry.makeCounter(name: "geofence_fixes_accepted_total", help: "Fixes applied to their device's tracker.")
@@ -51,6 +52,8 @@ final class ServerMetrics: Sendable {
         logCompactions = registry.makeCounter(
             name: "geofence_device_log_compactions_total",
             help: "Sweeps that wrote every device to the device log again and dropped the log before them.")
+        devicesForgotten = registry.makeCounter(
+            name: "geofence_devices_forgotten_total", help: "Idle devices forgotten after --forget-after without input.")
     }
 
     /// Counts a request's outcome.

@@ -62,6 +62,9 @@ public struct ServerOptions: Sendable {
     /// commit, and then drops the log before it: the stored state stays within a few times
     /// the live one.
     public var deviceLogBytes: Int
+    /// Seconds after its latest input that an idle device (in no fence, nothing pending) is
+    /// forgotten; nil: devices are kept for ever.
+    public var forgetAfter: Double?
 
     public init(
         fencesPath: String, dataPath: String, host: String = "127.0.0.1", port: Int = 8080, tokenFile: String? = nil,
@@ -69,8 +72,9 @@ public struct ServerOptions: Sendable {
         maximumLines: Int = 100_000, maximumDevices: Int = 1_000_000,
         configuration: TrackerConfiguration = TrackerConfiguration(), onFenceRemoved: FenceUpdate.RemovalPolicy = .exit,
         clock: ClockMode = .wall, clockDelay: Double = 2, retainEvents: Double? = nil, keepAlive: Double = 15,
-        deviceLogBytes: Int = 4 << 20
+        deviceLogBytes: Int = 4 << 20, forgetAfter: Double? = nil
     ) {
+        self.forgetAfter = forgetAfter
         self.deviceLogBytes = deviceLogBytes
         self.fencesPath = fencesPath
         self.dataPath = dataPath
@@ -108,6 +112,9 @@ public struct ServerOptions: Sendable {
         if maximumLines < 1 { return "--max-lines must be at least 1" }
         if maximumDevices < 1 { return "--max-devices must be at least 1" }
         if deviceLogBytes < 1 { return "--device-log-bytes must be at least 1" }
+        if let forgetAfter, !(forgetAfter >= 1 && forgetAfter <= 100 * 365 * 86_400) {
+            return "--forget-after must be at least 1 s and at most 100 years"
+        }
         if !(fsyncInterval > 0) { return "--fsync-interval must be a positive number of seconds" }
         if !(0...86_400).contains(clockDelay) { return "--clock-delay must be 0 to 86400 seconds" }
         if !(0.01...3_600).contains(keepAlive) { return "--keep-alive must be 0.01 to 3600 seconds" }

@@ -216,7 +216,10 @@ final class Store: Sendable {
             while let row = try blobs.next() {
                 let bytes: Data = row["bytes"], seq: Int64 = row["seq"]
                 logBytes += bytes.count
-                for entry in try Checkpoint.decode(bytes, what: "the device log's row \(seq)") { byID[entry.id] = entry }
+                // An empty state: the device was forgotten (`--forget-after`).
+                for entry in try Checkpoint.decode(bytes, what: "the device log's row \(seq)") {
+                    byID[entry.id] = entry.state.isEmpty ? nil : entry
+                }
             }
         }
         return (byID, logBytes, lastLogSeq)

@@ -75,6 +75,9 @@ struct GeofenceServerCommand: AsyncParsableCommand {
     @Option(help: "Bytes of device log past which (and past 512 bytes a device) every device is written to the log again, a share with each commit, and the log before dropped.")
     var deviceLogBytes: Int = 4 << 20
 
+    @Option(help: "Forget a device this long after its latest input (by the server's clock) once it is in no fence and nothing is pending, e.g. 30d, 12h, 90m; its next fix starts anew. Default: keep all.")
+    var forgetAfter: String?
+
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
     var logLevel: String = "info"
 
@@ -110,6 +113,13 @@ struct GeofenceServerCommand: AsyncParsableCommand {
             }
             retain = seconds
         }
+        var forget: Double? = nil
+        if let forgetAfter {
+            guard let seconds = ServerOptions.seconds(fromDuration: forgetAfter) else {
+                fail("--forget-after \(forgetAfter) is not a duration (a number with s, m, h or d, e.g. 30d)")
+            }
+            forget = seconds
+        }
         let configuration = TrackerConfiguration(
             ignorePeriod: ignorePeriod, dwell: dwell, enterToleranceFraction: enterTolerance, exitToleranceFraction: exitTolerance,
             maxAccuracy: maxAccuracy)
@@ -117,7 +127,7 @@ struct GeofenceServerCommand: AsyncParsableCommand {
             fencesPath: fences, dataPath: data, host: host, port: port, tokenFile: tokenFile, fsync: mode,
             fsyncInterval: fsyncInterval, maximumBodyBytes: maxBodyBytes,
             maximumLines: maxLines, maximumDevices: maxDevices, configuration: configuration, onFenceRemoved: policy,
-            clock: clockMode, clockDelay: clockDelay, retainEvents: retain, keepAlive: keepAlive, deviceLogBytes: deviceLogBytes)
+            clock: clockMode, clockDelay: clockDelay, retainEvents: retain, keepAlive: keepAlive, deviceLogBytes: deviceLogBytes, forgetAfter: forget)
         // Logs go to standard error: standard output carries only the listening line.
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
