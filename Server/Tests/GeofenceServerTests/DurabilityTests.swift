@@ -41,7 +41,7 @@ struct DurabilityTests {
         #expect(crashing.terminate().status == 0)
     }
 
-    @Test("sweeps compact the device log (--device-log-bytes 1) and a fence update puts a staged checkpoint in force: kill -9 right after either, and a restart, give the devices and log of a run that only appended")
+    @Test("sweeps compact the device log (--device-log-bytes 1) and a fence update writes a checkpoint over it: kill -9 right after either, and a restart, give the devices and log of a run that only appended")
     func sweepsCompactTheLog() throws {
         let folder = try TestFolder()
         // All 40 devices once, then only the first 10: the other 30 stay only through sweeps.
@@ -50,8 +50,8 @@ struct DurabilityTests {
         let requests = stride(from: 0, to: items.count, by: 7).map { TestWorld.ndjson(Array(items[$0..<min(items.count, $0 + 7)])) }
         let ids = (0..<40).map { "/v1/devices/dev-\($0)" }
 
-        // A third of the way, the home fence goes: a checkpoint staged in parts is put in force
-        // (with removal exits), which a later sweep supersedes in the compacting run.
+        // A third of the way, the home fence goes: the update commits a checkpoint of every
+        // device (with removal exits), which a later sweep supersedes in the compacting run.
         let updateAfter = requests.count / 3
         let update = Data(TestWorld.fencesWithoutHome.utf8)
 
@@ -76,8 +76,8 @@ struct DurabilityTests {
         for k in requests.indices {
             #expect(try folding.request("POST", "/v1/fixes", headers: ndjsonType, body: requests[k]).body == steadyAnswers[k], "request \(k)")
             if k == updateAfter {
-                // Killed at once: the superseded log is still there (it goes a few rows a
-                // commit), and the devices with removal exits count them only in the update's row.
+                // Killed at once: the superseded log, made on the old set, is still there (it
+                // goes a few rows a commit), and the restart must skip it (meta.logStart).
                 #expect(try folding.request("PUT", "/v1/fences", body: update).status == 200)
                 folding.kill9()
                 folding = try startServer(folder, data: "folding", extra: options)
