@@ -91,9 +91,15 @@ def main():
     if ingest and peer:
         result["ratio_server_postgis"] = round(ingest["fixes_per_s"] / peer["updates_per_s"], 2)
     os.makedirs(os.path.dirname(out_path), exist_ok=True)
-    with open(out_path, "w") as f:
+    # Written beside, then renamed: a reader never sees half a file, and a failed run leaves
+    # the last one whole.
+    temporary = out_path + ".tmp"
+    with open(temporary, "w") as f:
         json.dump(result, f, indent=1)
         f.write("\n")
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(temporary, out_path)
     print_table(result)
 
 

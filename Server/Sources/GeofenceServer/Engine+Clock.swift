@@ -85,7 +85,8 @@ extension Engine {
         guard !lines.isEmpty || !touched.isEmpty || !forgotten.isEmpty else { return }
         var set = Store.WriteSet()
         set.events = lines
-        storeDevices(Self.unique(touched).filter { devices[$0] != nil }, forgotten: forgotten, in: &set)
+        let kept = Self.unique(touched)
+        storeDevices(forgotten.isEmpty ? kept : kept.filter { devices[$0] != nil }, forgotten: forgotten, in: &set)
         set.at = now
         _ = committer.enqueue(set)
     }

@@ -114,7 +114,8 @@ extension Engine {
         let response = Self.responseBody(accepted: count, refusals: refusals, events: lines)
         var set = Store.WriteSet()
         set.events = lines + clockLines
-        storeDevices(touched.filter { devices[$0] != nil }, forgotten: forgotten, in: &set)
+        // A device forgotten by the clock is written as forgotten, not as itself.
+        storeDevices(forgotten.isEmpty ? touched : touched.filter { devices[$0] != nil }, forgotten: forgotten, in: &set)
         if clockMoved { set.meta.append(("clock", String(clockTime))) }
         set.at = currentTime
         if let key { set.idempotency = (key, response) }

@@ -76,5 +76,7 @@ struct ForgetTests {
         for text in ["0", "0.5s", "soon", "-1", ""] {
             #expect(throws: ServerProcess.ServerExit.self, "\(text)") { try startServer(folder, data: "bad", extra: ["--forget-after", text]) }
         }
+        // The device log's bound, beside it: a log of no bytes cannot hold a device.
+        #expect(throws: ServerProcess.ServerExit.self) { try startServer(folder, data: "bad", extra: ["--device-log-bytes", "0"]) }
     }
 }
