@@ -39,14 +39,19 @@ extension Engine {
     /// its next share of devices; numbers the set's log row.
     /// - Complexity: O(k) for the k devices written; starting a sweep copies the ids, O(n).
     func storeDevices(_ ids: [String], forgotten: [String] = [], in set: inout Store.WriteSet) {
-        set.devices = ids.map { record($0, devices[$0]!) }
+        storeDevices(records: ids.map { record($0, devices[$0]!) }, forgotten: forgotten, in: &set)
+    }
+
+    /// ``storeDevices(_:forgotten:in:)`` with the devices' stored forms already made.
+    func storeDevices(records: [Store.Checkpoint.Entry], forgotten: [String] = [], in set: inout Store.WriteSet) {
+        set.devices = records
         for id in forgotten { set.devices.append(Store.Checkpoint.Entry(id: id, state: [], events: 0)) }
         if sweep == nil && logBytes > Swift.max(deviceLogBytes, devices.count * Self.logBytesPerDevice) {
             sweep = LogSweep(start: nextLogSeq, ids: Array(devices.keys))
             logBytes = 0
         }
         if var current = sweep {
-            let share = Swift.max(ids.count, Swift.min(Self.sweepShare, 1 + current.ids.count / 64))
+            let share = Swift.max(records.count, Swift.min(Self.sweepShare, 1 + current.ids.count / 64))
             var written = 0
             while written < share && current.next < current.ids.count {
                 let id = current.ids[current.next]

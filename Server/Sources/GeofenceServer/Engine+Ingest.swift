@@ -53,14 +53,18 @@ extension Engine {
         }
         var refusals = rejected.map { Refusal(line: $0.line, reason: $0.reason.rawValue, detail: $0.detail) }
         var lines: [EventLine] = []
-        var touched: [String] = []
-        var seen = Set<String>()
+        // The stored form of each device changed, in first-change order, and its place there.
+        var records: [Store.Checkpoint.Entry] = []
+        var seen: [String: Int] = [:]
+        seen.reserveCapacity(accepted.count)
         var buffer: [GeofenceEvent] = []
         var count = 0
         var latestFix = Int64.min
         let context = fences.context
         for item in accepted {
-            let known = devices[item.deviceID]
+            // By index: the device is found once for reading and writing.
+            let index = devices.index(forKey: item.deviceID)
+            let known = index.map { devices.values[$0] }
             if let known, item.fix.timestamp.milliseconds < known.latest {
                 refusals.append(Refusal(
                     line: item.line, reason: "order",
@@ -87,11 +91,18 @@ extension Engine {
             for k in buffer.indices { buffer[k].deviceID = item.deviceID }
             var entry = Device(tracker, events: known?.events ?? 0)
             publish(buffer, device: item.deviceID, entry: &entry, into: &lines)
-            devices[item.deviceID] = entry
+            if let index { devices.values[index] = entry } else { devices[item.deviceID] = entry }
             noteChange(item.deviceID)
             schedule(item.deviceID, entry, previous: known?.nextDue ?? .max)
             watchIdle(item.deviceID, entry, idle: tracker.isIdle)
-            if seen.insert(item.deviceID).inserted { touched.append(item.deviceID) }
+            let record = record(item.deviceID, entry)
+            if let first = seen.updateValue(records.count, forKey: item.deviceID) {
+                // A device's second fix in the request: its latest state, in its first place.
+                seen[item.deviceID] = first
+                records[first] = record
+            } else {
+                records.append(record)
+            }
             latestFix = max(latestFix, item.fix.timestamp.milliseconds)
             count += 1
         }
@@ -105,8 +116,13 @@ extension Engine {
             clockMoved = true
             let fired = fireDue(before: clockTime)
             clockLines = fired.lines
-            for id in fired.devices where seen.insert(id).inserted { touched.append(id) }
             forgotten = forgetIdle(before: clockTime)
+            if !fired.devices.isEmpty || !forgotten.isEmpty {
+                // Devices the clock changed or forgot: every record is read again from the
+                // devices, the fired ones after the request's own, the forgotten ones left out.
+                let ids = Self.unique(records.map(\.id) + fired.devices)
+                records = (forgotten.isEmpty ? ids : ids.filter { devices[$0] != nil }).map { record($0, devices[$0]!) }
+            }
         }
         refusals.sort { $0.line < $1.line }
         metrics.record(accepted: count, rejectedReasons: refusals.map(\.reason))
@@ -114,8 +130,7 @@ extension Engine {
         let response = Self.responseBody(accepted: count, refusals: refusals, events: lines)
         var set = Store.WriteSet()
         set.events = lines + clockLines
-        // A device forgotten by the clock is written as forgotten, not as itself.
-        storeDevices(forgotten.isEmpty ? touched : touched.filter { devices[$0] != nil }, forgotten: forgotten, in: &set)
+        storeDevices(records: records, forgotten: forgotten, in: &set)
         if clockMoved { set.meta.append(("clock", String(clockTime))) }
         set.at = currentTime
         if let key { set.idempotency = (key, response) }

@@ -129,11 +129,7 @@ struct GeofenceServerCommand: AsyncParsableCommand {
             maximumLines: maxLines, maximumDevices: maxDevices, configuration: configuration, onFenceRemoved: policy,
             clock: clockMode, clockDelay: clockDelay, retainEvents: retain, keepAlive: keepAlive, deviceLogBytes: deviceLogBytes, forgetAfter: forget)
         // Logs go to standard error: standard output carries only the listening line.
-        LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = level
-            return handler
-        }
+        LoggingSystem.bootstrap { label in StandardErrorLogHandler(label: label, logLevel: level) }
         let logger = Logger(label: "geofence-server")
         do {
             try await GeofenceServerRunner.run(options, logger: logger)

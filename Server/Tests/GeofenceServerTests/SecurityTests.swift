@@ -56,5 +56,10 @@ struct SecurityTests {
         let events = (accepted.json["events"] as? [Any] ?? []).count
         #expect(try server.request("GET", "/v1/devices/dev-0").json["events"] as? Int == events)
         #expect(try server.request("GET", "/v1/events").text.split(separator: "\n").count == events)
+        // The media type is read without its parameters, case or spaces, and only whole.
+        let typed = ["Content-Type": "Application/X-NDJSON \t; charset=utf-8"]
+        #expect(try server.request("POST", "/v1/fixes", headers: typed, body: small).status == 200)
+        #expect(try server.request("POST", "/v1/fixes", headers: ["Content-Type": "application/x-ndjsonx"], body: small).status == 400)
+        #expect(try server.request("POST", "/v1/fixes", headers: ["Content-Type": "; application/x-ndjson"], body: small).status == 400)
     }
 }

@@ -75,6 +75,9 @@ struct StopHistory: Sendable {
 
     var isEmpty: Bool { head == storage.count }
 
+    /// How many fixes are kept.
+    var count: Int { storage.count - head }
+
     mutating func clear() {
         if storage.isEmpty { return }
         storage.removeAll(keepingCapacity: true)

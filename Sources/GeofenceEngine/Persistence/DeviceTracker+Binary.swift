@@ -65,7 +65,10 @@ extension DeviceTracker {
             out.varint(UInt64(entry.slot))
             time(entry.since.milliseconds)
         }
-        for slot in [places.current, places.lastEntered, places.lastExited] { out.varint(slot.map { UInt64($0) + 1 } ?? 0) }
+        // One by one: an array literal here was an allocation per encoding.
+        out.varint(places.current.map { UInt64($0) + 1 } ?? 0)
+        out.varint(places.lastEntered.map { UInt64($0) + 1 } ?? 0)
+        out.varint(places.lastExited.map { UInt64($0) + 1 } ?? 0)
         if let update = places.lastUpdate { time(update.milliseconds) }
     }
 
@@ -131,15 +134,15 @@ extension DeviceTracker {
             if let previous = entered.last, previous.slot >= slot { throw reader.fail("entered fences out of order") }
             entered.append(PlacesState.Entry(slot: slot, since: Timestamp(milliseconds: try time("an entered fence's time"))))
         }
-        var named: [Int32?] = []
-        for what in ["the current POI", "the last entered fence", "the last exited fence"] {
+        // Slot + 1, 0 for none.
+        func named(_ what: String) throws(ByteReadError) -> Int32? {
             let v = try reader.count(what, below: fences + 1)
-            named.append(v == 0 ? nil : Int32(v - 1))
+            return v == 0 ? nil : Int32(v - 1)
         }
         places.entered = entered
-        places.current = named[0]
-        places.lastEntered = named[1]
-        places.lastExited = named[2]
+        places.current = try named("the current POI")
+        places.lastEntered = try named("the last entered fence")
+        places.lastExited = try named("the last exited fence")
         if flags & Flags.lastUpdate != 0 { places.lastUpdate = Timestamp(milliseconds: try time("the Places update time")) }
         recomputeNextDue()
     }

@@ -17,7 +17,9 @@ extension DeviceTracker {
     ///   fences; the first call on a context also hashes its fence set, O(n).
     public func encodedState() -> [UInt8] {
         var out = ByteWriter()
-        out.bytes.reserveCapacity(32 + 24 * tracks.count)
+        // Enough for the usual sizes (a track about 10 bytes, a stop fix about 20), so the
+        // buffer is not grown while written.
+        out.bytes.reserveCapacity(48 + 24 * tracks.count + 24 * stops.count + 8 * places.entered.count)
         out.byte(Self.encodedStateVersion)
         out.word(context.fenceSetDigest)
         encodeBinary(to: &out)
@@ -34,25 +36,29 @@ extension DeviceTracker {
         guard version == Self.encodedStateVersion else {
             throw SnapshotError(path: nil, problem: .wrongVersion(found: Int(version), expected: Int(Self.encodedStateVersion)))
         }
-        let decoded: Result<DeviceTracker, ByteReadError> = bytes.withUnsafeBytes { raw in
-            var reader = ByteReader(raw, from: 1)
-            do throws(ByteReadError) {
-                let digest = try reader.word("the fence set's digest")
-                guard digest == context.fenceSetDigest else {
-                    throw reader.fail("it was made on another fence set than the context's (digest \(digest), the context's \(context.fenceSetDigest))")
+        // Returned straight out of the closure: a `Result` in between cost a copy of the
+        // tracker (its arrays retained and released) on every decoding.
+        do {
+            self = try bytes.withUnsafeBytes { (raw) throws(SnapshotError) -> DeviceTracker in
+                var reader = ByteReader(raw, from: 1)
+                do throws(ByteReadError) {
+                    let digest = try reader.word("the fence set's digest")
+                    guard digest == context.fenceSetDigest else {
+                        throw reader.fail("it was made on another fence set than the context's (digest \(digest), the context's \(context.fenceSetDigest))")
+                    }
+                    let tracker = try DeviceTracker(decodingBinary: &reader, context: context)
+                    guard reader.isAtEnd else { throw reader.fail("\(raw.count - reader.offset) bytes after the state") }
+                    return tracker
+                } catch {
+                    throw error.truncated ? SnapshotError(path: nil, problem: .truncated("an encoded device state \(error.detail)"))
+                        : corrupt("\(error.detail) (byte \(error.offset))")
                 }
-                let tracker = try DeviceTracker(decodingBinary: &reader, context: context)
-                guard reader.isAtEnd else { throw reader.fail("\(raw.count - reader.offset) bytes after the state") }
-                return .success(tracker)
-            } catch {
-                return .failure(error)
             }
-        }
-        switch decoded {
-        case .success(let tracker): self = tracker
-        case .failure(let error):
-            throw error.truncated ? SnapshotError(path: nil, problem: .truncated("an encoded device state \(error.detail)"))
-                : corrupt("\(error.detail) (byte \(error.offset))")
+        } catch let error as SnapshotError {
+            throw error
+        } catch {
+            // `withUnsafeBytes` rethrows untyped; the closure throws nothing else.
+            throw corrupt("\(error)")
         }
     }
 }
