@@ -19,7 +19,7 @@ struct JSONNumberTwinTests {
 
     static func agree(_ literal: String, trailer: String = ",") -> Bool {
         guard let mine = read(literal, trailer: trailer) else { return false }
-        let reference = JSONNumber.parse(literal)
+        let reference = cLibrary(literal)
         guard let a = mine, let b = reference else { return mine == nil && reference == nil }
         return a.bitPattern == b.bitPattern
     }
@@ -56,8 +56,39 @@ struct JSONNumberTwinTests {
             let trailer = trailers[k % trailers.count]
             #expect(
                 Self.agree(literal, trailer: trailer),
-                "seed \(seed): \(literal) before \(trailer): \(String(describing: Self.read(literal, trailer: trailer))) against \(String(describing: JSONNumber.parse(literal)))")
+                "seed \(seed): \(literal) before \(trailer): \(String(describing: Self.read(literal, trailer: trailer))) against \(String(describing: Self.cLibrary(literal)))")
         }
+    }
+
+    static func cLibrary(_ literal: String) -> Double? {
+        Array(literal.utf8).withUnsafeBytes { JSONNumber.parseWithCLibrary($0) }
+    }
+
+    @Test("JSONNumber.parse (its short-decimal fast path, else strtod) is strtod, bit for bit", arguments: [4, 5] as [UInt64])
+    func shortDecimals(seed: UInt64) {
+        var rng = SplitMix64(seed: seed)
+        var literals = ["", "-", ".", "-.", "5.", ".5", "-.5", "-0", "0", "-0.0", "00.5", "1.2.3", "--1", "1-", "+1", "1e5", "0.1",
+                        "999999999999999", "9999999999999999", "0.000000000000001", "-48.856613", "2.352222", "1796679070919",
+                        "123456789012345.", ".123456789012345", "0000000000000001"]
+        for _ in 0..<sized(full: 200_000, quick: 30_000) {
+            let whole = rng.int(0...8), fraction = rng.int(0...10)
+            var text = rng.chance(0.3) ? "-" : ""
+            text += String((0..<whole).map { _ in Character(String(rng.int(0...9))) })
+            if fraction > 0 || rng.chance(0.1) { text += "." + String((0..<fraction).map { _ in Character(String(rng.int(0...9))) }) }
+            literals.append(text)
+        }
+        var fast = 0
+        for literal in literals {
+            let bytes = Array(literal.utf8)
+            let (value, quick, reference) = bytes.withUnsafeBytes {
+                (JSONNumber.parse($0), JSONNumber.parseShortDecimal($0), JSONNumber.parseWithCLibrary($0))
+            }
+            if quick != nil { fast += 1 }
+            #expect(value?.bitPattern == reference?.bitPattern, "seed \(seed): \(literal): \(String(describing: value)) against strtod's \(String(describing: reference))")
+            if let quick { #expect(quick.bitPattern == reference?.bitPattern, "seed \(seed): \(literal): the fast path's \(quick)") }
+        }
+        // Most literals take the fast path, so the comparison is of it.
+        #expect(fast * 2 > literals.count)
     }
 
     @Test("malformed numbers are syntax errors")

@@ -18,6 +18,7 @@ public enum GeofenceServerRunner {
     ///   fences, a data folder in use); other errors when the socket cannot be bound.
     public static func run(_ options: ServerOptions, logger: Logger) async throws {
         if let problem = options.problem { throw ServerError(problem) }
+        Allocator.limitArenas(to: 2)
         let tokens = try options.tokenFile.map { path throws(ServerError) in try TokenStore.read(path: path) }
         do {
             try FileManager.default.createDirectory(atPath: options.dataPath, withIntermediateDirectories: true)
