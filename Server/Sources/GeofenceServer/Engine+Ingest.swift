@@ -95,13 +95,13 @@ extension Engine {
             noteChange(item.deviceID)
             schedule(item.deviceID, entry, previous: known?.nextDue ?? .max)
             watchIdle(item.deviceID, entry, idle: tracker.isIdle)
-            let record = record(item.deviceID, entry)
+            let stored = record(item.deviceID, entry)
             if let first = seen.updateValue(records.count, forKey: item.deviceID) {
                 // A device's second fix in the request: its latest state, in its first place.
                 seen[item.deviceID] = first
-                records[first] = record
+                records[first] = stored
             } else {
-                records.append(record)
+                records.append(stored)
             }
             latestFix = max(latestFix, item.fix.timestamp.milliseconds)
             count += 1
