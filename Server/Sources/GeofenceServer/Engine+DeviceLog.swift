@@ -7,14 +7,15 @@
 /// a share of the devices held when it started, copied as they are encoded (no decoding), until
 /// all of them are written again. Every device then has a row at or after S, so the set that
 /// ends the sweep marks the rows before S superseded (a restart skips them; the store deletes
-/// them a few a commit), and deletes the checkpoint blob and the rows of an earlier version. A restart reads the checkpoint and the log in order, the
-/// latest row of a device winning, so what it restores is the same at every moment of a sweep.
+/// them a few a commit), with an earlier version's checkpoint blob and rows and the fence sets
+/// before the one in force. A restart reads the log in order, the latest row of a device
+/// winning, so what it restores is the same at every moment of a sweep. A fence update starts
+/// a sweep too: its commit writes no device (`Store+FenceVersions.swift`).
 ///
 /// Why not a checkpoint blob of every device instead: the blob holds the writer while it is
 /// encoded and committed (tens of megabytes for a million devices), every request waits
 /// behind it, and the engine's devices dictionary is copied on its next change. The sweep
-/// costs each commit about as much again as its own devices. A fence update still writes the
-/// blob, since every device's state changes with the set in the same transaction.
+/// costs each commit about as much again as its own devices.
 extension Engine {
     /// A sweep under way: the ids held when it started, and how far it got.
     struct LogSweep: Sendable {
@@ -33,6 +34,10 @@ extension Engine {
     /// Most of the fewest devices a write set carries for a sweep: a sweep beside small
     /// requests (single fixes) ends within 64 of them, or within n / 256 for n devices.
     static let sweepShare = 256
+
+    /// Most of the fence sets kept for a restart's replay (`Store+FenceVersions.swift`): the
+    /// update that would keep one more writes every device instead.
+    static let maximumFenceVersions = 4
 
     /// Sets `set.devices` to the stored form of `ids` (no repeats, all held), to an empty
     /// state for each of `forgotten` (the restart drops them) and, while a sweep runs, to
@@ -63,6 +68,8 @@ extension Engine {
             if current.next == current.ids.count {
                 set.dropLogBefore = current.start
                 sweep = nil
+                // Every device has a row on the set in force: the commit drops the earlier ones.
+                fenceVersionsKept = 1
                 metrics.logCompactions.increment()
             } else {
                 sweep = current

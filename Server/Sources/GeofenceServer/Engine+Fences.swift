@@ -9,9 +9,9 @@ import GeofenceEngine
 /// every core) moves each of them to the new set. ``finishUpdate(_:compiled:)`` (in the actor
 /// again) moves once more, from their current state, the devices a fix or the clock changed
 /// meanwhile (and the new ones), publishes the events in device id order, installs the new
-/// set and commits it with a checkpoint of every device. The result is the update applied at
-/// the moment of the finish step, to the devices as they were then: the same as if ingest
-/// had waited.
+/// set and commits it with the events (a restart replays the moves, `Engine+Replay.swift`).
+/// The result is the update applied at the moment of the finish step, to the devices as they
+/// were then: the same as if ingest had waited.
 extension Engine {
     /// Why an update was refused: the status and the message.
     struct UpdateRefusal: Error, Sendable {
@@ -21,74 +21,6 @@ extension Engine {
 
     /// Another update was installed between the begin and finish steps: start again.
     struct UpdateOvertaken: Error, Sendable {}
-
-    /// Everything the work outside the actor needs, and what it makes.
-    struct FenceMove: Sendable {
-        var update: FenceUpdate
-        /// The context of the set in force at the begin step (the devices' states are on it).
-        var context: TrackerContext
-        /// The fence version the update starts from: the finish step refuses to apply it on another.
-        var version: Int64
-        /// Every device as it was at the begin step.
-        var before: [String: Device]
-        /// Where the begin step's changes start in ``Engine/changeLog``.
-        var logStart: Int
-        /// Every device of ``before``, moved.
-        var moved: [String: Device] = [:]
-        /// The moved devices that have events, ascending by id, with their events.
-        var events: [(id: String, events: [GeofenceEvent])] = []
-        /// The moved devices whose next due time changed, with it.
-        var dues: [(id: String, due: Int64)] = []
-        /// The moved devices that are idle (`Engine+Forget.swift`).
-        var idle: [String] = []
-
-        /// Moves one device: the update at the later of its time and the device's latest
-        /// input (an explicit `?at=` before a device's input was refused at the begin step).
-        static func move(
-            _ id: String, _ entry: Device, _ update: FenceUpdate, from context: TrackerContext
-        ) throws -> (entry: Device, events: [GeofenceEvent], idle: Bool) {
-            var tracker = try DeviceTracker(encodedState: entry.state, context: context)
-            let own = entry.latest > update.time.milliseconds
-                ? FenceUpdate(change: update.change, context: update.context, at: Timestamp(milliseconds: entry.latest), onFenceRemoved: update.onFenceRemoved)
-                : update
-            var events = try tracker.apply(own)
-            for k in events.indices { events[k].deviceID = id }
-            return (Device(tracker, events: entry.events), events, tracker.isIdle)
-        }
-
-        /// Moves every device of ``before``, in two halves on two tasks.
-        static func run(_ move: FenceMove) async throws -> FenceMove {
-            let ids = Array(move.before.keys)
-            let parts = ids.count < 4_096 ? 1 : 2
-            let context = move.context
-            let halves = try await withThrowingTaskGroup(of: [(String, Device, [GeofenceEvent], Bool)].self) { group in
-                for part in 0..<parts {
-                    let slice = ids[ids.count * part / parts..<ids.count * (part + 1) / parts]
-                    group.addTask {
-                        try slice.map { id in
-                            let (entry, events, idle) = try Self.move(id, move.before[id]!, move.update, from: context)
-                            return (id, entry, events, idle)
-                        }
-                    }
-                }
-                var all: [[(String, Device, [GeofenceEvent], Bool)]] = []
-                for try await half in group { all.append(half) }
-                return all
-            }
-            var result = move
-            result.moved.reserveCapacity(ids.count)
-            for half in halves {
-                for (id, entry, events, idle) in half {
-                    result.moved[id] = entry
-                    if idle { result.idle.append(id) }
-                    if !events.isEmpty { result.events.append((id, events)) }
-                    if entry.nextDue != move.before[id]!.nextDue && entry.nextDue != .max { result.dues.append((id, entry.nextDue)) }
-                }
-            }
-            result.events.sort { $0.id < $1.id }
-            return result
-        }
-    }
 
     /// The first step: the update at `at` (epoch ms; nil: ``currentTime``) from the set in
     /// force, and the devices as they are now; from here every device changed is logged
@@ -118,9 +50,9 @@ extension Engine {
 
     /// The last step: the devices changed since the begin step (the change log) moved again
     /// from their current state, the events published in device id order (deterministic
-    /// sequence numbers), the moved devices and the new set installed, and the set, the
-    /// events and a checkpoint of every device committed in one transaction. Its cost is in
-    /// the devices changed meanwhile and those with events, not in all devices.
+    /// sequence numbers), the moved devices and the new set installed, and the set and the
+    /// events committed in one transaction. Its cost is in the devices changed meanwhile and
+    /// those with events, not in all devices.
     /// - Throws: ``UpdateOvertaken`` when another update was installed since the begin step.
     func finishUpdate(_ move: FenceMove, compiled: Data) throws -> (ticket: CommitTicket, response: Data) {
         let started = ContinuousClock.now
@@ -144,27 +76,21 @@ extension Engine {
                 throw UpdateRefusal(status: 409, message: "device \(id): \(error)")
             }
         }
-        for (id, result) in again { installed[id] = result.entry }
         // The events in device id order: those made outside, but for the devices moved again.
-        let later = again.filter { !$0.value.events.isEmpty }.map { (id: $0.key, events: $0.value.events) }.sorted { $0.id < $1.id }
+        var events = move.events
+        for id in changed { events[id] = nil }
+        for (id, result) in again {
+            installed[id] = result.entry
+            if !result.events.isEmpty { events[id] = result.events }
+        }
         var lines: [EventLine] = []
         var removalExits = 0
-        var k = 0, j = 0
-        while k < move.events.count || j < later.count {
-            let next: (id: String, events: [GeofenceEvent])
-            if j < later.count && (k == move.events.count || later[j].id <= move.events[k].id) {
-                next = later[j]
-                if k < move.events.count && move.events[k].id == later[j].id { k += 1 }
-                j += 1
-            } else {
-                next = move.events[k]
-                k += 1
-                if changed.contains(next.id) { continue }
-            }
-            var entry = installed[next.id]!
-            removalExits += next.events.filter { $0.reason == .fenceRemoved }.count
-            publish(next.events, device: next.id, entry: &entry, into: &lines)
-            installed[next.id] = entry
+        for id in events.keys.sorted() {
+            let made = events[id]!
+            var entry = installed[id]!
+            removalExits += made.count { $0.reason == .fenceRemoved }
+            publish(made, device: id, entry: &entry, into: &lines)
+            installed[id] = entry
         }
         devices = installed
         for (id, due) in move.dues where !changed.contains(id) { dues.insert(Due(time: due, device: id)) }
@@ -179,13 +105,23 @@ extension Engine {
         metrics.fences.set(Double(change.new.count))
         var set = Store.WriteSet()
         set.events = lines
-        set.fences = (fences.version, time, compiled)
-        // Encoded by the committer, off the engine (the dictionary is shared, not copied). It
-        // supersedes the whole device log: a sweep under way is moot.
-        set.checkpoint = devices
-        set.dropLogBefore = nextLogSeq
+        // No device is written: a restart replays the update on the rows made before it
+        // (`Store+FenceVersions.swift`), and a sweep from here on writes every device again
+        // on the new set (one under way is moot: it started on the earlier set).
+        set.fences = Store.FenceVersion(
+            version: fences.version, at: time, bytes: compiled, logFrom: nextLogSeq, onRemoved: update.onFenceRemoved.rawValue)
         logBytes = 0
-        sweep = nil
+        fenceVersionsKept += 1
+        if fenceVersionsKept > Self.maximumFenceVersions {
+            // Updates come faster than sweeps end (few fixes between them): every device is
+            // written now, one row on the new set, and the earlier sets are dropped with it.
+            sweep = nil
+            storeDevices(records: devices.map { record($0.key, $0.value) }, in: &set)
+            set.dropLogBefore = set.logSeq
+            fenceVersionsKept = 1
+        } else {
+            sweep = LogSweep(start: nextLogSeq, ids: Array(devices.keys))
+        }
         set.at = currentTime
         let response = "{\"version\":\(fences.version),\"at\":\(time),\"added\":\(change.added.count),\"removed\":\(change.removed.count),"
             + "\"changed\":\(change.changed.count),\"unchanged\":\(change.unchanged.count),\"removalExits\":\(removalExits),"

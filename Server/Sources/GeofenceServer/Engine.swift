@@ -80,6 +80,9 @@ actor Engine {
     var nextLogSeq: Int64
     /// The compaction sweep under way, if any.
     var sweep: LogSweep? = nil
+    /// The fence sets stored: the one in force, and the earlier ones rows in force were made
+    /// on (``maximumFenceVersions`` at most).
+    var fenceVersionsKept: Int { didSet { metrics.fenceSetsStored.set(Double(fenceVersionsKept)) } }
     /// Fence updates between their begin and end steps.
     var updatesInFlight = 0
     /// Responses of requests with an `Idempotency-Key` whose commit has not completed: a
@@ -91,8 +94,10 @@ actor Engine {
         onFenceRemoved: FenceUpdate.RemovalPolicy, logger: Logger, metrics: ServerMetrics, maximumDevices: Int = .max,
         clockMode: ServerOptions.ClockMode = .wall, clockDelay: Int64 = 0, clockTime: Int64 = .min,
         deviceLogBytes: Int = 4 << 20, logBytes: Int = 0, nextLogSeq: Int64 = 1,
-        forgetAfter: Int64? = nil, idle: Set<String> = []
+        forgetAfter: Int64? = nil, idle: Set<String> = [], sweep: LogSweep? = nil, fenceVersionsKept: Int = 1
     ) throws {
+        self.sweep = sweep
+        self.fenceVersionsKept = fenceVersionsKept
         self.forgetAfter = forgetAfter
         self.idles = Self.idles(of: devices, idle: idle, forgetAfter: forgetAfter)
         self.deviceLogBytes = deviceLogBytes
@@ -115,6 +120,7 @@ actor Engine {
         metrics.devices.set(Double(devices.count))
         metrics.fenceVersion.set(Double(fences.version))
         metrics.fences.set(Double(fences.set.count))
+        metrics.fenceSetsStored.set(Double(fenceVersionsKept))
     }
 
     /// The engine as the database left it: the stored fence set (or `options.fencesPath`'s
@@ -127,35 +133,24 @@ actor Engine {
     ) throws -> Engine {
         let configuration = try Self.checkConfiguration(options.configuration, store: store)
         let fences = try Self.openFences(options: options, configuration: configuration, store: store, logger: logger)
-        var devices: [String: Device] = [:]
-        var idle = Set<String>()
-        let stored = try store.devices()
-        for row in stored.entries.values {
-            let bytes = row.state
-            if bytes.first == 0x7B {
-                // A folder of an earlier version: JSON snapshots, taken on the stored set
-                // (restoring causes no event); rewritten in the compact form at their next change.
-                let snapshot = try SnapshotStore.decode(DeviceSnapshot.self, from: bytes)
-                let (tracker, events) = try DeviceTracker.restore(snapshot, context: fences.context, onFenceRemoved: options.onFenceRemoved)
-                if !events.isEmpty { logger.warning("device \(row.id): restoring made \(events.count) events, dropped") }
-                devices[row.id] = Device(tracker, events: row.events)
-                if tracker.isIdle { idle.insert(row.id) }
-            } else {
-                // Decoded once, to check the bytes against the set and read the two times.
-                let tracker = try DeviceTracker(encodedState: bytes, context: fences.context)
-                devices[row.id] = Device(tracker, events: row.events)
-                if tracker.isIdle { idle.insert(row.id) }
-            }
-        }
+        let versions = try store.fenceVersions()
+        let stored = try store.devices(versions: versions)
+        let (devices, idle) = try Self.restore(
+            stored.entries, older: stored.older, versions: versions, current: fences, onFenceRemoved: options.onFenceRemoved, logger: logger)
+        // Rows made on an earlier set are there until a sweep writes every device again on
+        // this one (and drops the earlier sets): a restart mid-sweep starts another.
+        let nextLogSeq = stored.lastLogSeq + 1
+        let sweep = versions.count > 1 ? LogSweep(start: nextLogSeq, ids: Array(devices.keys)) : nil
         // The data clock as the last commit that moved it left it; the wall clock reads anew.
         let clockTime = options.clock == .data ? (try store.meta("clock")).flatMap { Int64($0) } ?? .min : .min
         let engine = try Engine(
             fences: fences, devices: devices, nextSeq: try store.lastSeq() + 1, store: store, committer: committer,
             onFenceRemoved: options.onFenceRemoved, logger: logger, metrics: metrics, maximumDevices: options.maximumDevices,
             clockMode: options.clock, clockDelay: Int64((options.clockDelay * 1000).rounded()), clockTime: clockTime,
-            deviceLogBytes: options.deviceLogBytes, logBytes: stored.logBytes, nextLogSeq: stored.lastLogSeq + 1,
-            forgetAfter: options.forgetAfter.map { Int64(($0 * 1000).rounded()) }, idle: idle)
-        logger.info("fence set version \(fences.version): \(fences.set.count) fences; \(devices.count) devices restored")
+            deviceLogBytes: options.deviceLogBytes, logBytes: stored.logBytes, nextLogSeq: nextLogSeq,
+            forgetAfter: options.forgetAfter.map { Int64(($0 * 1000).rounded()) }, idle: idle, sweep: sweep,
+            fenceVersionsKept: versions.count)
+        logger.info("fence set version \(fences.version): \(fences.set.count) fences; \(devices.count) devices restored, \(stored.older.count) of them moved from an earlier set")
         return engine
     }
 
@@ -179,7 +174,7 @@ actor Engine {
     /// file. The server always runs on the set read back from compiled bytes, so a restarted
     /// server has the very fences a never-restarted one had.
     static func openFences(options: ServerOptions, configuration: TrackerConfiguration, store: Store, logger: Logger) throws -> Fences {
-        if let stored = try store.currentFences() {
+        if let stored = try store.fenceVersions().last {
             let set = try FenceSet.load(bytes: stored.bytes, name: "the stored fence set, version \(stored.version)")
             logger.info("using the stored fence set version \(stored.version); --fences is read only for a new --data")
             return Fences(context: try TrackerContext(fenceSet: set, configuration: configuration), version: stored.version, at: stored.at)
@@ -192,19 +187,10 @@ actor Engine {
         }
         let bytes = Data(given.compiledBytes())
         let set = try FenceSet.load(bytes: bytes, name: options.fencesPath)
-        var first = Store.WriteSet()
-        first.fences = (1, nil, bytes)
-        try Self.commitNow(first, store: store)
+        // A write at start, before any request: synchronous, through the pool's own queue.
+        let first = Store.FenceVersion(version: 1, at: nil, bytes: bytes, logFrom: 0, onRemoved: options.onFenceRemoved.rawValue)
+        try store.pool.write { db in try Store.insert(first, db) }
         return Fences(context: try TrackerContext(fenceSet: set, configuration: configuration), version: 1, at: nil)
-    }
-
-    /// A write at start, before any request: synchronous, through the pool's own queue.
-    private static func commitNow(_ set: Store.WriteSet, store: Store) throws {
-        let fences = set.fences!
-        try store.pool.write { db in
-            try db.execute(
-                sql: "INSERT INTO fences(version, at, bytes) VALUES (?, ?, ?)", arguments: [fences.version, fences.at, fences.bytes])
-        }
     }
 
     /// Gives each event its sequence number and stable id, in order, and counts it on its device.
@@ -225,7 +211,7 @@ actor Engine {
     }
 
     /// The stored form of a device: its tracker's encoded state, on the fence set in force
-    /// (stored with it; a fence update rewrites every device in the same transaction).
+    /// (a restart moves a row made before an update to the set it installed).
     func record(_ id: String, _ entry: Device) -> Store.Checkpoint.Entry {
         Store.Checkpoint.Entry(id: id, state: entry.state, events: entry.events)
     }
@@ -235,8 +221,8 @@ actor Engine {
         do {
             return try DeviceTracker(encodedState: entry.state, context: fences.context)
         } catch {
-            // The engine encoded these bytes itself, on this context (a fence update re-encodes
-            // every device): failing to read them back means memory no longer holds what was
+            // The engine encoded these bytes itself, on this context (a fence update moves
+            // every device to its own): failing to read them back means memory no longer holds what was
             // written, and going on would answer for the wrong fences.
             fatalError("device \(id): its state cannot be decoded: \(error)")
         }

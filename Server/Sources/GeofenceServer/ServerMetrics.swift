@@ -14,6 +14,7 @@ final class ServerMetrics: Sendable {
     let events: [String: Prometheus.Counter]
     let devices: Prometheus.Gauge
     let fenceVersion: Prometheus.Gauge
+    let fenceSetsStored: Prometheus.Gauge
     let fences: Prometheus.Gauge
     let commitDuration: DurationHistogram
     let commitSets: ValueHistogram
@@ -38,6 +39,9 @@ final class ServerMetrics: Sendable {
         devices = registry.makeGauge(name: "geofence_devices", help: "Devices with a tracker.")
         fenceVersion = registry.makeGauge(name: "geofence_fence_version", help: "Version of the fence set in force.")
         fences = registry.makeGauge(name: "geofence_fences", help: "Fences in the set in force.")
+        fenceSetsStored = registry.makeGauge(
+            name: "geofence_fence_sets_stored",
+            help: "Fence sets stored: the one in force, and the earlier ones a restart replays updates from until a sweep ends.")
         commitDuration = registry.makeDurationHistogram(
             name: "geofence_commit_duration_seconds",
             buckets: [.microseconds(500), .milliseconds(1), .milliseconds(2), .milliseconds(5), .milliseconds(10), .milliseconds(25),

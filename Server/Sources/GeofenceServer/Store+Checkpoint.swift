@@ -1,20 +1,18 @@
 import Foundation
 import GRDB
 
-/// Devices' states as blobs: the checkpoint (every device, in one row) and the device log (the
-/// devices one write set changed, a row a set).
+/// Devices' states as blobs: the device log (the devices one write set changed, a row a set)
+/// and the checkpoint (every device in one row, which folders of earlier versions wrote at
+/// each fence update; read at start until a sweep supersedes it).
 ///
-/// Why blobs: a fence update changes every device, and one blob of a few megabytes commits in
-/// a few milliseconds where 100,000 row upserts held the writer for about half a second; and
-/// an ingest request's thousand devices, upserted as rows of a 100,000-row table, dirtied a
-/// page each (megabytes of WAL a request), where one appended row writes their 80 KB.
+/// Why blobs: an ingest request's thousand devices, upserted as rows of a 100,000-row table,
+/// dirtied a page each (megabytes of WAL a request), where one appended row writes their
+/// 80 KB.
 ///
-/// A fence update writes a checkpoint (every device's state changes with the set) in its own
-/// transaction and marks the log before it superseded (`meta.logStart`); the log's rows in
-/// force are newer than the checkpoint, in `seq` order. Between updates the log is bounded by
-/// sweeps (`Engine+DeviceLog.swift`), the last of which also supersedes the checkpoint.
-/// Superseded rows are deleted a few a commit, since deleting megabytes of blobs at once holds
-/// the writer.
+/// The log's rows in force are those from `meta.logStart` on, in `seq` order. It is bounded by
+/// sweeps (`Engine+DeviceLog.swift`); a fence update starts one, and rows made before it are
+/// moved to its set at restart (`Store+FenceVersions.swift`). Superseded rows are deleted a
+/// few a commit, since deleting megabytes of blobs at once holds the writer.
 extension Store {
     enum Checkpoint {
         static let version: UInt8 = 1
@@ -92,11 +90,12 @@ extension Store {
         }
     }
 
-    /// The stored checkpoint's entries, none for a folder without one.
-    func checkpointEntries() throws -> [Checkpoint.Entry] {
-        guard let blob = try pool.read({ db in try Data.fetchOne(db, sql: "SELECT bytes FROM checkpoint ORDER BY version DESC LIMIT 1") }) else {
-            return []
+    /// The stored checkpoint's entries and the fence version they were made on; none for a
+    /// folder without one.
+    func checkpointEntries() throws -> (entries: [Checkpoint.Entry], version: Int64) {
+        guard let row = try pool.read({ db in try Row.fetchOne(db, sql: "SELECT version, bytes FROM checkpoint ORDER BY version DESC LIMIT 1") }) else {
+            return ([], 0)
         }
-        return try Checkpoint.decode(blob)
+        return (try Checkpoint.decode(row["bytes"]), row["version"])
     }
 }

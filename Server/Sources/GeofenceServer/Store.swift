@@ -7,17 +7,19 @@ import Synchronization
 /// Tables:
 /// - `events(seq, id, device, line, at)`: every event published (and not yet past
 ///   `--retain-events`), by its sequence number;
-/// - `checkpoint(version, bytes)`: every device in one blob (`Store+Checkpoint.swift`): its
-///   tracker (`DeviceTracker.encodedState()`) and how many events it has had (the ordinal in
-///   the next event's id);
-/// - `device_log(seq, bytes)`: the devices each write set changed since the checkpoint, one
-///   blob a set in the checkpoint's form, appended: a request's thousand devices are one
-///   sequential row, where upserting them into a table rewrote a page for each;
-/// - `devices(id, state, events)`: rows a folder of an earlier version wrote (read at start,
-///   deleted once a sweep or a checkpoint supersedes them);
+/// - `device_log(seq, bytes)`: the devices each write set changed, one blob a set
+///   (`Store+Checkpoint.swift`): each device's tracker (`DeviceTracker.encodedState()`) and
+///   how many events it has had (the ordinal in the next event's id), appended: a request's
+///   thousand devices are one sequential row, where upserting them into a table rewrote a
+///   page for each;
+/// - `checkpoint(version, bytes)` and `devices(id, state, events)`: every device in one blob,
+///   and rows, that folders of earlier versions wrote (read at start, deleted once a sweep
+///   supersedes them);
 /// - `requests(key, response, at)`: the response to each `Idempotency-Key`;
-/// - `fences(version, at, bytes)`: the current fence set as a compiled file, and when it
-///   took effect;
+/// - `fences(version, at, bytes, log_from, on_removed)`: the fence sets as compiled files,
+///   when each took effect, the first device log row made on it and the removal policy it
+///   was applied with: the current set, and the earlier ones that rows still in force were
+///   made on (a restart replays the updates since on those rows, `Store+FenceVersions.swift`);
 /// - `meta(key, value)`: the tracker configuration the state was made with, the data clock,
 ///   the last sequence number `--retain-events` deleted, the first device log row in force.
 ///
@@ -68,13 +70,22 @@ final class Store: Sendable {
                 CREATE INDEX requests_at ON requests(at);
                 """)
         }
-        // A fence update's checkpoint of every device (Store+Checkpoint.swift).
+        // A fence update's checkpoint of every device, as versions before v5 wrote it.
         migrator.registerMigration("v3 checkpoint") { db in
             try db.execute(sql: "CREATE TABLE checkpoint(version INTEGER PRIMARY KEY, bytes BLOB NOT NULL)")
         }
         // Device states appended a write set at a time (`Engine+DeviceLog.swift`).
         migrator.registerMigration("v4 device log") { db in
             try db.execute(sql: "CREATE TABLE device_log(seq INTEGER PRIMARY KEY, bytes BLOB NOT NULL)")
+        }
+        // Fence updates replayed at restart on the rows made before them, instead of a
+        // checkpoint of every device (`Store+FenceVersions.swift`). Sets stored before this
+        // version were installed with a checkpoint, so no row in force is older: 0 is right.
+        migrator.registerMigration("v5 fence versions") { db in
+            try db.execute(sql: """
+                ALTER TABLE fences ADD COLUMN log_from INTEGER NOT NULL DEFAULT 0;
+                ALTER TABLE fences ADD COLUMN on_removed TEXT NOT NULL DEFAULT 'exit';
+                """)
         }
         return migrator
     }
@@ -111,23 +122,20 @@ final class Store: Sendable {
         /// Device id, encoded tracker, events so far: one `device_log` row, numbered `logSeq`.
         var devices: [Checkpoint.Entry] = []
         var logSeq: Int64 = 0
-        /// A compaction sweep ended with this set (`Engine+DeviceLog.swift`), or it carries a
-        /// checkpoint: the log rows before this number are superseded, and so are (without a
-        /// checkpoint) the stored checkpoint and an earlier version's rows.
+        /// A compaction sweep ended with this set (`Engine+DeviceLog.swift`): the log rows
+        /// before this number are superseded, and so are the stored checkpoint, an earlier
+        /// version's rows and the fence sets before the one those rows were made on.
         var dropLogBefore: Int64?
         var idempotency: (key: String, response: Data)?
-        var fences: (version: Int64, at: Int64?, bytes: Data)?
+        /// A fence update: the new set, kept beside the earlier ones.
+        var fences: FenceVersion?
         /// `meta` rows to set (the data clock).
         var meta: [(key: String, value: String)] = []
         /// The server's time when the set was made (epoch ms): its events' and idempotency
         /// record's age for `--retain-events`.
         var at: Int64 = 0
-        /// Every device, after a fence update (``Store/Checkpoint``): replaces the stored
-        /// checkpoint (with ``dropLogBefore``, superseding the device log), before this set's
-        /// own rows are written. Encoded by the committer, off the engine.
-        var checkpoint: [String: Engine.Device]?
 
-        var isEmpty: Bool { events.isEmpty && devices.isEmpty && idempotency == nil && fences == nil && meta.isEmpty && checkpoint == nil && dropLogBefore == nil }
+        var isEmpty: Bool { events.isEmpty && devices.isEmpty && idempotency == nil && fences == nil && meta.isEmpty && dropLogBefore == nil }
     }
 
     /// Writes every set in one transaction, in order (a later set's device state wins).
@@ -138,51 +146,29 @@ final class Store: Sendable {
             let request = try db.cachedStatement(sql: "INSERT OR REPLACE INTO requests(key, response, at) VALUES (?, ?, ?)")
             let meta = try db.cachedStatement(sql: "INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)")
             for set in sets {
-                if let checkpoint = set.checkpoint {
-                    try db.execute(sql: "DELETE FROM checkpoint")
-                    try db.execute(
-                        sql: "INSERT INTO checkpoint(version, bytes) VALUES (?, ?)",
-                        arguments: [set.fences?.version ?? 0, Checkpoint.encode(checkpoint.lazy.map { Checkpoint.Entry(id: $0.key, state: $0.value.state, events: $0.value.events) }, count: checkpoint.count)])
-                }
                 for line in set.events { try event.execute(arguments: [line.seq, line.id, line.deviceID, line.text, set.at]) }
                 if !set.devices.isEmpty { try device.execute(arguments: [set.logSeq, Checkpoint.encode(set.devices, count: set.devices.count)]) }
+                // Before a sweep's end below: a set that writes every device on a new set ends
+                // its own sweep, and drops the sets before it.
+                if let fences = set.fences { try Self.insert(fences, db) }
                 if let start = set.dropLogBefore {
-                    // Every device has a row from `start` on, or is in this set's checkpoint: the
-                    // rows before are superseded (a restart skips them), and deleted a few a
-                    // commit (below); so is the checkpoint a sweep ended.
+                    // Every device has a row from `start` on: the rows before are superseded (a
+                    // restart skips them), and deleted a few a commit (below); so are the
+                    // checkpoint, the legacy rows and the sets no row in force was made on.
                     try meta.execute(arguments: ["logStart", String(start)])
-                    if set.checkpoint == nil { try db.execute(sql: "DELETE FROM checkpoint") }
+                    try db.execute(sql: "DELETE FROM checkpoint")
                     try db.execute(sql: "DELETE FROM devices")
+                    try Self.dropFenceVersions(before: start, db)
                     dropLogBefore.withLock { $0 = Swift.max($0, start) }
                 }
                 if let record = set.idempotency { try request.execute(arguments: [record.key, record.response, set.at]) }
                 for row in set.meta { try meta.execute(arguments: [row.key, row.value]) }
-                if let fences = set.fences {
-                    // Only the current set is needed to restart; older versions are dropped.
-                    try db.execute(sql: "DELETE FROM fences")
-                    try db.execute(
-                        sql: "INSERT INTO fences(version, at, bytes) VALUES (?, ?, ?)",
-                        arguments: [fences.version, fences.at, fences.bytes])
-                }
             }
             try dropSupersededLog(db)
         }
     }
 
     // MARK: Reads at start
-
-    /// The stored fence set (version, time it took effect, compiled bytes), or nil for a new folder.
-    func currentFences() throws -> (version: Int64, at: Int64?, bytes: Data)? {
-        try pool.read { db in
-            guard let row = try Row.fetchOne(db, sql: "SELECT version, at, bytes FROM fences ORDER BY version DESC LIMIT 1") else {
-                return nil
-            }
-            let version: Int64 = row["version"]
-            let at: Int64? = row["at"]
-            let bytes: Data = row["bytes"]
-            return (version, at, bytes)
-        }
-    }
 
     func meta(_ key: String) throws -> String? {
         try pool.read { db in try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = ?", arguments: [key]) }
@@ -196,33 +182,48 @@ final class Store: Sendable {
 
     /// Every device's stored state: the checkpoint, then an earlier version's `devices` rows
     /// over it, then the device log in force in order (a later entry of a device wins); the
-    /// log's size in bytes (superseded rows aside) and its last row's number (0 for none).
-    func devices() throws -> (entries: [String: Checkpoint.Entry], logBytes: Int, lastLogSeq: Int64) {
+    /// devices whose entry was made on a set before the last of `versions` (oldest first),
+    /// with its version; the log's size in bytes (superseded rows aside) and its last row's
+    /// number (0 for none).
+    func devices(versions: [FenceVersion]) throws
+        -> (entries: [String: Checkpoint.Entry], older: [String: Int64], logBytes: Int, lastLogSeq: Int64)
+    {
         var byID: [String: Checkpoint.Entry] = [:]
-        for entry in try checkpointEntries() { byID[entry.id] = entry }
+        var older: [String: Int64] = [:]
+        let current = versions.last?.version ?? 0
+        let checkpoint = try checkpointEntries()
+        for entry in checkpoint.entries {
+            byID[entry.id] = entry
+            if checkpoint.version < current { older[entry.id] = checkpoint.version }
+        }
         var logBytes = 0, lastLogSeq: Int64 = 0
         let logStart = try meta("logStart").flatMap { Int64($0) } ?? 0
         // Superseded rows a crash left are deleted by the next commits.
         dropLogBefore.withLock { $0 = logStart }
         try pool.read { db in
             lastLogSeq = Swift.max(logStart - 1, try Int64.fetchOne(db, sql: "SELECT MAX(seq) FROM device_log") ?? 0)
+            // Older than every log row: on the set the first rows were made on.
+            let legacy = Self.version(ofRow: 0, in: versions)
             let rows = try Row.fetchCursor(db, sql: "SELECT id, state, events FROM devices")
             while let row = try rows.next() {
                 let id: String = row["id"], state: Data = row["state"]
                 byID[id] = Checkpoint.Entry(id: id, state: [UInt8](state), events: row["events"])
+                older[id] = legacy < current ? legacy : nil
                 logBytes += id.utf8.count + state.count
             }
             let blobs = try Row.fetchCursor(db, sql: "SELECT seq, bytes FROM device_log WHERE seq >= ? ORDER BY seq", arguments: [logStart])
             while let row = try blobs.next() {
                 let bytes: Data = row["bytes"], seq: Int64 = row["seq"]
                 logBytes += bytes.count
+                let version = Self.version(ofRow: seq, in: versions)
                 // An empty state: the device was forgotten (`--forget-after`).
                 for entry in try Checkpoint.decode(bytes, what: "the device log's row \(seq)") {
                     byID[entry.id] = entry.state.isEmpty ? nil : entry
+                    older[entry.id] = version < current && !entry.state.isEmpty ? version : nil
                 }
             }
         }
-        return (byID, logBytes, lastLogSeq)
+        return (byID, older, logBytes, lastLogSeq)
     }
 
     /// The largest sequence number handed out so far, 0 for none (also when `--retain-events`

@@ -1,0 +1,123 @@
+import Foundation
+import Testing
+
+/// A fence update commits the new set and its events, not every device: a restart replays it
+/// on the rows made before it, and a sweep writes every device again on the new set.
+@Suite("PUT /v1/fences: replayed at restart until a sweep has written every device again")
+struct FenceReplayTests {
+    /// The fixes of 12 walking devices in three parts, and the fence updates between them
+    /// (the home fence goes, then comes back), each at an explicit time after the part before.
+    struct Script {
+        let parts: [Data]
+        let updates: [(path: String, body: Data)]
+        let ids = (0..<12).map { "/v1/devices/dev-\($0)" }
+
+        init() {
+            let items = TestWorld.walk(devices: 12, steps: 60)
+            // Cut where devices 2 and 8 have just come home: the first update exits them.
+            let thirds = [items[..<288], items[288..<576], items[576...]]
+            parts = thirds.map { TestWorld.ndjson(Array($0)) }
+            let ends = thirds.map { $0.map(\.fix.timestamp.milliseconds).max()! }
+            updates = [
+                ("/v1/fences?at=\(ends[0] + 1)", Data(TestWorld.fencesWithoutHome.utf8)),
+                ("/v1/fences?at=\(ends[1] + 1)", Data(TestWorld.fencesGeoJSON.utf8)),
+            ]
+        }
+    }
+
+    /// `geofence_fence_sets_stored` in a `/metrics` text.
+    static func setsStored(_ server: ServerProcess) throws -> Int {
+        let text = try server.request("GET", "/metrics").text
+        let line = text.split(separator: "\n").first { $0.hasPrefix("geofence_fence_sets_stored ") }
+        return line.flatMap { Double($0.split(separator: " ").last ?? "") }.map { Int($0) } ?? -1
+    }
+
+    /// The number in the start's "N of them moved from an earlier set" log line.
+    static func replayed(_ server: ServerProcess) throws -> Int? {
+        let log = try String(contentsOfFile: server.stderrPath, encoding: .utf8)
+        guard let range = log.range(of: #"(\d+) of them moved from an earlier set"#, options: .regularExpression) else { return nil }
+        return Int(log[range].split(separator: " ").first ?? "")
+    }
+
+    @Test("kill -9 right after each update: the restart moves every device from its row on the earlier set, as the update did; the sweep after it drops that set")
+    func killedRightAfterUpdates() throws {
+        let folder = try TestFolder()
+        let script = Script()
+        let steady = try startServer(folder, data: "steady")
+        var steadyAnswers: [Data] = []
+        var removalExits = 0
+        for (k, part) in script.parts.enumerated() {
+            steadyAnswers.append(try steady.request("POST", "/v1/fixes", headers: ndjsonType, body: part).body)
+            if k < script.updates.count {
+                let update = script.updates[k]
+                let answer = try steady.request("PUT", update.path, body: update.body)
+                removalExits += answer.json["removalExits"] as? Int ?? 0
+                steadyAnswers.append(answer.body)
+            }
+        }
+        // Replay must count these on their devices, or later events' ids differ.
+        #expect(removalExits > 0)
+        let steadyDevices = try script.ids.map { try steady.request("GET", $0).body }
+        let steadyLog = try steady.request("GET", "/v1/events?limit=10000").body
+        #expect(steady.terminate().status == 0)
+
+        var crashing = try startServer(folder, data: "crashing")
+        var answers: [Data] = []
+        for (k, part) in script.parts.enumerated() {
+            answers.append(try crashing.request("POST", "/v1/fixes", headers: ndjsonType, body: part).body)
+            // The sweep the last update (or restart) started ended with this request's commit.
+            #expect(try Self.setsStored(crashing) == 1, "after part \(k)")
+            guard k < script.updates.count else { continue }
+            let update = script.updates[k]
+            answers.append(try crashing.request("PUT", update.path, body: update.body).body)
+            #expect(try Self.setsStored(crashing) == 2)
+            crashing.kill9()
+            crashing = try startServer(folder, data: "crashing")
+            #expect(try Self.replayed(crashing) == 12, "every device's row was made before update \(k)")
+            #expect(try Self.setsStored(crashing) == 2)
+        }
+        #expect(answers == steadyAnswers)
+        #expect(try script.ids.map { try crashing.request("GET", $0).body } == steadyDevices)
+        #expect(try crashing.request("GET", "/v1/events?limit=10000").body == steadyLog)
+        crashing.kill9()
+        crashing = try startServer(folder, data: "crashing")
+        #expect(try Self.replayed(crashing) == 0, "the sweeps wrote every device on the set in force")
+        #expect(try Self.setsStored(crashing) == 1, "and the commit that ended each dropped the sets before")
+        #expect(try script.ids.map { try crashing.request("GET", $0).body } == steadyDevices)
+        #expect(crashing.terminate().status == 0)
+    }
+
+    @Test("updates back to back without fixes between: at most 4 sets are kept (the fifth update writes every device), and kill -9 then gives a never-killed run's devices")
+    func updatesBackToBack() throws {
+        let folder = try TestFolder()
+        let script = Script()
+        let end = 1_700_000_000_000 + 60 * 20_000
+        let bodies = [TestWorld.fencesWithoutHome, TestWorld.fencesGeoJSON]
+        func run(_ server: inout ServerProcess, killing: Bool, data: String) throws -> [Int] {
+            _ = try server.request("POST", "/v1/fixes", headers: ndjsonType, body: script.parts[0])
+            var stored: [Int] = []
+            for k in 0..<7 {
+                #expect(try server.request("PUT", "/v1/fences?at=\(end + k * 1_000)", body: Data(bodies[k % 2].utf8)).status == 200)
+                stored.append(try Self.setsStored(server))
+                if killing && k % 3 == 2 {
+                    server.kill9()
+                    server = try startServer(folder, data: data)
+                }
+            }
+            return stored
+        }
+        var steady = try startServer(folder, data: "steady")
+        #expect(try run(&steady, killing: false, data: "steady") == [2, 3, 4, 1, 2, 3, 4])
+        let steadyDevices = try script.ids.map { try steady.request("GET", $0).body }
+        let steadyLog = try steady.request("GET", "/v1/events?limit=10000").body
+        #expect(steady.terminate().status == 0)
+
+        var crashing = try startServer(folder, data: "crashing")
+        _ = try run(&crashing, killing: true, data: "crashing")
+        crashing.kill9()
+        crashing = try startServer(folder, data: "crashing")
+        #expect(try script.ids.map { try crashing.request("GET", $0).body } == steadyDevices)
+        #expect(try crashing.request("GET", "/v1/events?limit=10000").body == steadyLog)
+        #expect(crashing.terminate().status == 0)
+    }
+}
