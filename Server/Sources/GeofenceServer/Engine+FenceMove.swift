@@ -1,5 +1,7 @@
+import Dispatch
 import Foundation
 import GeofenceEngine
+import Synchronization
 
 /// The work of a fence update outside the actor: every device moved to the new set, on two
 /// tasks, while fixes keep flowing (the finish step moves again those they changed).
@@ -11,14 +13,16 @@ extension Engine {
         var context: TrackerContext
         /// The fence version the update starts from: the finish step refuses to apply it on another.
         var version: Int64
+        /// The update's number among those begun (``Engine/Premove``).
+        var serial: Int
         /// Every device as it was at the begin step.
         var before: [String: Device]
         /// Where the begin step's changes start in ``Engine/changeLog``.
         var logStart: Int
         /// Every device of ``before``, moved.
         var moved: [String: Device] = [:]
-        /// The moved devices that have events, with their events.
-        var events: [String: [GeofenceEvent]] = [:]
+        /// The moved devices that have events, with their events, formatted for publishing.
+        var events: [String: [PreparedEvent]] = [:]
         /// The moved devices whose next due time changed, with it.
         var dues: [String: Int64] = [:]
         /// The moved devices that are idle (`Engine+Forget.swift`).
@@ -38,30 +42,58 @@ extension Engine {
             return (Device(tracker, events: entry.events), events, tracker.isIdle)
         }
 
-        /// Moves every device of ``before``, in two halves on two tasks.
+        /// Moves every device of ``before``, in two halves on two threads of its own.
+        ///
+        /// Not on two tasks, nor on Dispatch's threads: Swift's cooperative pool has one thread
+        /// a core, and so has Dispatch's on Linux, which runs GRDB's writer. Two moves that
+        /// compute for a quarter of a second took either pool, and with it the engine actor or
+        /// the group commit: ingest stalled for 150 to 300 ms at each update's start.
         static func run(_ move: FenceMove) async throws -> FenceMove {
+            try await withCheckedThrowingContinuation { continuation in
+                Self.onThread { continuation.resume(with: Result { try runHere(move) }) }
+            }
+        }
+
+        /// Runs `body` on a new thread.
+        static func onThread(_ body: @escaping @Sendable () -> Void) {
+            let thread = Thread(block: body)
+            thread.stackSize = 8 << 20
+            thread.start()
+        }
+
+        /// Threads that move the devices of a large update: the calling one and the others.
+        static let moveThreads = 2
+
+        /// ``run(_:)`` on the calling thread and, for many devices, ``moveThreads`` less one more.
+        static func runHere(_ move: FenceMove) throws -> FenceMove {
             let devices = Array(move.before)
-            let parts = devices.count < 4_096 ? 1 : 2
+            let parts = devices.count < 4_096 ? 1 : moveThreads
             let (update, context) = (move.update, move.context)
-            typealias Moved = (id: String, from: Device, entry: Device, events: [GeofenceEvent], idle: Bool)
-            let halves = try await withThrowingTaskGroup(of: [Moved].self) { group in
-                for part in 0..<parts {
-                    let slice = devices[devices.count * part / parts..<devices.count * (part + 1) / parts]
-                    group.addTask {
-                        try slice.map { id, from in
-                            let done = try Self.move(id, from, update, from: context)
-                            return (id, from, done.entry, done.events, done.idle)
-                        }
+            typealias Moved = (id: String, from: Device, entry: Device, events: [PreparedEvent], idle: Bool)
+            @Sendable func part(_ k: Int) -> Result<[Moved], any Error> {
+                Result {
+                    try devices[devices.count * k / parts..<devices.count * (k + 1) / parts].map { id, from in
+                        let done = try Self.move(id, from, update, from: context)
+                        return (id, from, done.entry, done.events.map { PreparedEvent($0, deviceID: id) }, done.idle)
                     }
                 }
-                var all: [[Moved]] = []
-                for try await half in group { all.append(half) }
-                return all
             }
+            let others = Mutex<[Int: Result<[Moved], any Error>]>([:])
+            let done = DispatchSemaphore(value: 0)
+            for k in 1..<parts {
+                Self.onThread {
+                    let result = part(k)
+                    others.withLock { $0[k] = result }
+                    done.signal()
+                }
+            }
+            var parted = [part(0)]
+            for _ in 1..<parts { done.wait() }
+            others.withLock { results in parted += (1..<parts).map { results[$0]! } }
             var result = move
             result.moved.reserveCapacity(devices.count)
-            for half in halves {
-                for done in half {
+            for half in parted {
+                for done in try half.get() {
                     result.moved[done.id] = done.entry
                     if !done.events.isEmpty { result.events[done.id] = done.events }
                     // The engine holds the device's due time from before the move.

@@ -85,6 +85,10 @@ actor Engine {
     var fenceVersionsKept: Int { didSet { metrics.fenceSetsStored.set(Double(fenceVersionsKept)) } }
     /// Fence updates between their begin and end steps.
     var updatesInFlight = 0
+    /// The last number given to an update's begin step.
+    var updateSerial = 0
+    /// The moves of the devices changed while an update is prepared (`Engine+Premove.swift`).
+    var premove: Premove? = nil
     /// Responses of requests with an `Idempotency-Key` whose commit has not completed: a
     /// retry arriving meanwhile waits for the same commit and gets the same answer.
     var inflight: [String: (ticket: CommitTicket, response: Data)] = [:]
@@ -204,10 +208,26 @@ actor Engine {
         }
     }
 
-    /// Records that `id` changed, for the fence updates being prepared.
+    /// ``publish(_:device:entry:into:)`` for events whose lines were formatted up to their
+    /// sequence number beforehand (``EventLine/prefix(_:deviceID:)``).
+    func publish(_ events: [PreparedEvent], device id: String, entry: inout Device, into lines: inout [EventLine]) {
+        for prepared in events {
+            let eventID = EventLine.id(deviceID: id, event: prepared.event, ordinal: entry.events)
+            entry.events += 1
+            lines.append(EventLine(prefix: prepared.prefix, deviceID: id, seq: nextSeq, id: eventID))
+            metrics.events[prepared.event.type.name]?.increment()
+            nextSeq += 1
+        }
+    }
+
+    /// Records that `id` changed, for the fence updates being prepared, and moves it to the
+    /// first one's set (``Premove``).
     @inline(__always)
     func noteChange(_ id: String) {
-        if changeLog != nil { changeLog!.append(id) }
+        if changeLog != nil {
+            changeLog!.append(id)
+            if premove != nil { premove(id) }
+        }
     }
 
     /// The stored form of a device: its tracker's encoded state, on the fence set in force

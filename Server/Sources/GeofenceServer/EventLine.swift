@@ -15,9 +15,24 @@ struct EventLine: Sendable {
 
     /// The line of `event` (its `deviceID` set) with its sequence number and id.
     init(_ event: GeofenceEvent, deviceID: String, seq: Int64, id: String) {
+        self.init(prefix: Self.prefix(event, deviceID: deviceID), deviceID: deviceID, seq: seq, id: id)
+    }
+
+    /// The line from its ``prefix(_:deviceID:)``, made beforehand (a fence update formats its
+    /// events outside the engine, where they get their numbers).
+    init(prefix: String, deviceID: String, seq: Int64, id: String) {
         self.seq = seq
         self.id = id
         self.deviceID = deviceID
+        var out = prefix
+        out += ",\"seq\":\(seq),\"id\":"
+        JSONText.appendString(id, to: &out)
+        out += "}"
+        text = out
+    }
+
+    /// The line up to its sequence number: everything the event alone decides.
+    static func prefix(_ event: GeofenceEvent, deviceID: String) -> String {
         var out = "{\"eventType\":"
         JSONText.appendString(event.type.name, to: &out)
         out += ",\"timestamp\":\(event.timestamp.milliseconds),\"deviceId\":"
@@ -40,10 +55,7 @@ struct EventLine: Sendable {
             out += ",\"reason\":"
             JSONText.appendString(reason.rawValue, to: &out)
         }
-        out += ",\"seq\":\(seq),\"id\":"
-        JSONText.appendString(id, to: &out)
-        out += "}"
-        text = out
+        return out
     }
 
     /// The event's stable id: a hash of the device, the fence, the type, the time and the
@@ -88,5 +100,17 @@ struct StableHash {
         z = (z ^ (z >> 30)) &* 0xbf58_476d_1ce4_e5b9
         z = (z ^ (z >> 27)) &* 0x94d0_49bb_1331_11eb
         return z ^ (z >> 31)
+    }
+}
+
+/// An event with its line formatted up to its sequence number (``EventLine/prefix(_:deviceID:)``):
+/// a fence update formats its events outside the engine, which only numbers them.
+struct PreparedEvent: Sendable {
+    var event: GeofenceEvent
+    var prefix: String
+
+    init(_ event: GeofenceEvent, deviceID: String) {
+        self.event = event
+        prefix = EventLine.prefix(event, deviceID: deviceID)
     }
 }

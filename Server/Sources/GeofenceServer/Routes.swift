@@ -199,6 +199,12 @@ struct Routes: Sendable {
         return HTTPReply.json(body)
     }
 
+    /// `GEOFENCE_SERVER_UPDATE_PAUSE_MS`, for tests only: how long each fence update waits
+    /// between moving the devices and its finish step (the devices changed meanwhile are the
+    /// ones ``Engine/Premove`` moves as they change).
+    static let updatePause: Duration? = ProcessInfo.processInfo.environment["GEOFENCE_SERVER_UPDATE_PAUSE_MS"]
+        .flatMap { Int($0) }.map { .milliseconds($0) }
+
     /// `PUT /v1/fences[?at=MS]`.
     func putFences(_ request: Request) async -> Response {
         if let refusal = refusal(request, needs: .admin) { return refusal }
@@ -230,28 +236,31 @@ struct Routes: Sendable {
             // Devices are moved outside the engine, so fixes keep flowing meanwhile; an update
             // that another one overtook starts again from the set that one installed.
             var attempt = 0
-            var outcome: (ticket: CommitTicket, response: Data)? = nil
+            var outcome: Engine.Finished? = nil
             while outcome == nil {
                 attempt += 1
                 let begun = try await engine.beginUpdate(to: newSet, at: at)
                 do {
                     let move = try await Engine.FenceMove.run(begun)
-                    outcome = try await engine.finishUpdate(move, compiled: compiled)
-                    await engine.endUpdate()
+                    // A test seam: a pause before the finish step, for fixes to arrive in.
+                    if let pause = Self.updatePause { try await Task.sleep(for: pause) }
+                    outcome = try await engine.finishUpdate(consume move, compiled: compiled)
+                    await engine.endUpdate(begun)
                 } catch is Engine.UpdateOvertaken where attempt < 5 {
-                    await engine.endUpdate()
+                    await engine.endUpdate(begun)
                     continue
                 } catch is Engine.UpdateOvertaken {
-                    await engine.endUpdate()
+                    await engine.endUpdate(begun)
                     return HTTPReply.error(.conflict, "other fence updates kept overtaking this one; send it again")
                 } catch {
-                    await engine.endUpdate()
+                    await engine.endUpdate(begun)
                     throw error
                 }
             }
-            let (ticket, response) = outcome!
-            await ticket.wait()
-            return HTTPReply.json(response)
+            // The devices as they were before the update are freed here, off the engine.
+            let finished = outcome.take()!
+            await finished.ticket.wait()
+            return HTTPReply.json(finished.response)
         } catch let refusal as Engine.UpdateRefusal {
             return HTTPReply.error(HTTPResponse.Status(code: refusal.status), refusal.message)
         } catch {

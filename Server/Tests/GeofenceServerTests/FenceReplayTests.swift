@@ -120,4 +120,44 @@ struct FenceReplayTests {
         #expect(try crashing.request("GET", "/v1/events?limit=10000").body == steadyLog)
         #expect(crashing.terminate().status == 0)
     }
+
+    @Test("devices a fix changes while an update waits for its finish step are moved as they change; kill -9 right after, and the restart's fresh moves from their rows give the same devices and log")
+    func movedAsTheyChange() throws {
+        let folder = try TestFolder()
+        _ = try TestWorld.writeFences(in: folder)
+        let server = try ServerProcess(
+            arguments: ["--fences", folder.path("fences.geojson"), "--data", folder.path("data")], folder: folder.url,
+            environment: ["GEOFENCE_SERVER_UPDATE_PAUSE_MS": "1500"])
+        let devices = 600
+        func body(_ round: Int) -> Data {
+            TestWorld.ndjson((0..<devices).map { d in
+                ClockTests.item("d\(d)", TestWorld.start + Int64(round) * 60_000, (d + round) % 2 == 0 ? ClockTests.home : ClockTests.away)
+            })
+        }
+        for round in 0..<3 { #expect(try server.request("POST", "/v1/fixes", headers: ndjsonType, body: body(round)).status == 200) }
+        let port = server.port
+        let update = OnThread { () throws -> (status: Int, removalExits: Int) in
+            let answer = try HTTPTestClient.request(port: port, "PUT", "/v1/fences?at=\(TestWorld.start + 150_000)", body: Data(TestWorld.fencesWithoutHome.utf8))
+            return (answer.status, answer.json["removalExits"] as? Int ?? -1)
+        }
+        // Inside the pause: every device changes, half of them coming home.
+        Thread.sleep(forTimeInterval: 0.5)
+        #expect(try server.request("POST", "/v1/fixes", headers: ndjsonType, body: body(3)).status == 200)
+        let answer = try update.value()
+        #expect(answer.status == 200)
+        #expect(answer.removalExits == devices / 2, "the devices home after the pause's fixes")
+        let log = try String(contentsOfFile: server.stderrPath, encoding: .utf8)
+        #expect(log.contains("(600 moved again, 600 as they changed)"), "the fixes came while the update was prepared")
+        let ids = (0..<devices).filter { $0 % 7 == 0 }.map { "/v1/devices/d\($0)" }
+        let before = try ids.map { try server.request("GET", $0).body }
+        let events = try server.request("GET", "/v1/events?limit=100000").body
+        server.kill9()
+        let again = try startServer(folder)
+        #expect(try Self.replayed(again) == devices)
+        #expect(try ids.map { try again.request("GET", $0).body } == before)
+        #expect(try again.request("GET", "/v1/events?limit=100000").body == events)
+        // The next fixes go on from the same states, with the same event ids.
+        #expect(try again.request("POST", "/v1/fixes", headers: ndjsonType, body: body(4)).status == 200)
+        #expect(again.terminate().status == 0)
+    }
 }

@@ -25,7 +25,7 @@ final class ServerProcess {
     /// Starts a server and waits until it listens.
     /// - Throws: when it exits first (``ServerExit`` with its status and standard error), or
     ///   does not listen within 30 s.
-    init(arguments: [String], folder: URL, name: String = "server") throws {
+    init(arguments: [String], folder: URL, name: String = "server", environment: [String: String] = [:]) throws {
         let out = folder.appendingPathComponent("\(name).\(UUID().uuidString.prefix(8)).out")
         stderrPath = out.path + ".err"
         _ = FileManager.default.createFile(atPath: out.path, contents: nil)
@@ -34,6 +34,7 @@ final class ServerProcess {
         // The tests post fixes of past days: the wall clock would fire every pending event at
         // once. They run on the data clock unless they name a clock.
         process.arguments = arguments + ["--port", "0"] + (arguments.contains("--clock") ? [] : ["--clock", "data"])
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         process.standardOutput = try FileHandle(forWritingTo: out)
         process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: stderrPath))
         try process.run()
