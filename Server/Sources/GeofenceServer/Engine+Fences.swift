@@ -6,7 +6,7 @@ import GeofenceEngine
 ///
 /// Three steps. ``beginUpdate(to:at:)`` (in the actor) takes the devices as they are, a
 /// copy-on-write value, and the update's time. ``FenceMove/run(_:)`` (outside the actor, on
-/// two threads) moves each of them to the new set. ``finishUpdate(_:compiled:)`` (in the actor
+/// three threads) moves each of them to the new set. ``finishUpdate(_:compiled:)`` (in the actor
 /// again) takes, for the devices a fix or the clock changed meanwhile (and the new ones), the
 /// moves made from their current state as they changed (`Engine+Premove.swift`), publishes
 /// the events in device id order, installs the new set and commits it with the events (a
