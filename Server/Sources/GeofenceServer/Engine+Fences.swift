@@ -5,8 +5,8 @@ import GeofenceEngine
 /// the time it takes to move every device.
 ///
 /// Three steps. ``beginUpdate(to:at:)`` (in the actor) takes the devices as they are, a
-/// copy-on-write value, and the update's time. ``FenceMove/run(_:)`` (outside the actor, on
-/// three threads) moves each of them to the new set. ``finishUpdate(_:compiled:)`` (in the actor
+/// copy-on-write value, and the update's time. ``FenceMove/run(_:)`` (outside the actor, on up
+/// to three threads) moves each of them to the new set. ``finishUpdate(_:compiled:)`` (in the actor
 /// again) takes, for the devices a fix or the clock changed meanwhile (and the new ones), the
 /// moves made from their current state as they changed (`Engine+Premove.swift`), publishes
 /// the events in device id order, installs the new set and commits it with the events (a
@@ -55,15 +55,18 @@ extension Engine {
         if premove?.serial == move.serial { premove = nil }
     }
 
-    /// The last step: the devices changed since the begin step (the change log) moved again
-    /// from their current state, the events published in device id order (deterministic
-    /// sequence numbers), the moved devices and the new set installed, and the set and the
-    /// events committed in one transaction. Its cost is in the devices changed meanwhile and
-    /// those with events, not in all devices.
+    /// The last step: the devices changed since the begin step (the change log) taken as
+    /// they were moved when they changed (``Premove``; moved here when that could not be),
+    /// the events published in device id order (deterministic sequence numbers), the moved
+    /// devices and the new set installed, and the set and the events committed in one
+    /// transaction. Its cost is in the devices changed meanwhile and those with events, not in
+    /// all devices.
     /// - Throws: ``UpdateOvertaken`` when another update was installed since the begin step.
     func finishUpdate(_ move: consuming FenceMove, compiled: Data) throws -> Finished {
         let started = ContinuousClock.now
         guard move.version == fences.version else { throw UpdateOvertaken() }
+        // Made before anything is installed: if it fails, the update changes nothing.
+        let newEvaluator = try ContainmentEvaluator(fenceSet: move.update.change.new)
         let update = move.update
         let time = update.time.milliseconds
         // Moved again, from their state now: every device a fix or the clock changed (new ones too).
@@ -120,7 +123,7 @@ extension Engine {
         if dues.count > 2 * devices.count + 1_024 { rebuildDues() }
         let change = update.change
         fences = Fences(context: update.context, version: fences.version + 1, at: time)
-        evaluator = try ContainmentEvaluator(fenceSet: change.new)
+        evaluator = newEvaluator
         metrics.fenceVersion.set(Double(fences.version))
         metrics.fences.set(Double(change.new.count))
         var set = Store.WriteSet()
@@ -128,19 +131,21 @@ extension Engine {
         // No device is written: a restart replays the update on the rows made before it
         // (`Store+FenceVersions.swift`), and a sweep from here on writes every device again
         // on the new set (one under way is moot: it started on the earlier set).
+        let logFrom = nextLogSeq
         set.fences = Store.FenceVersion(
-            version: fences.version, at: time, bytes: compiled, logFrom: nextLogSeq, onRemoved: update.onFenceRemoved.rawValue)
+            version: fences.version, at: time, bytes: compiled, logFrom: logFrom, onRemoved: update.onFenceRemoved.rawValue)
         logBytes = 0
         fenceVersionsKept += 1
         if fenceVersionsKept > Self.maximumFenceVersions {
             // Updates come faster than sweeps end (few fixes between them): every device is
-            // written now, one row on the new set, and the earlier sets are dropped with it.
+            // written now, one row on the new set (none without devices), and the earlier
+            // sets are dropped with it: every row from `logFrom` on is on the new set.
             sweep = nil
             storeDevices(records: devices.map { record($0.key, $0.value) }, in: &set)
-            set.dropLogBefore = set.logSeq
+            set.dropLogBefore = logFrom
             fenceVersionsKept = 1
         } else {
-            sweep = LogSweep(start: nextLogSeq, ids: Array(devices.keys))
+            sweep = LogSweep(start: logFrom, ids: Array(devices.keys))
         }
         set.at = currentTime
         let response = "{\"version\":\(fences.version),\"at\":\(time),\"added\":\(change.added.count),\"removed\":\(change.removed.count),"

@@ -37,7 +37,11 @@ extension Engine {
                 tracker = restored
             } else {
                 // Decoded once, to check the bytes against the set and read the two times.
-                tracker = try DeviceTracker(encodedState: row.state, context: context)
+                do {
+                    tracker = try DeviceTracker(encodedState: row.state, context: context)
+                } catch {
+                    throw ServerError("device \(row.id): its stored state does not decode on fence set version \(version): \(error)")
+                }
             }
             var entry = Device(tracker, events: row.events)
             var idleNow = tracker.isIdle

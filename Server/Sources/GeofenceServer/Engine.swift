@@ -128,8 +128,9 @@ actor Engine {
     }
 
     /// The engine as the database left it: the stored fence set (or `options.fencesPath`'s
-    /// for a new folder), every device restored from its snapshot, sequence numbers going on
-    /// from the last stored event.
+    /// for a new folder), every device restored from its stored state (moved to the set in
+    /// force when made on an earlier one), sequence numbers going on from the last stored
+    /// event.
     /// - Throws: ``ServerError`` for a fence file that cannot be read, or a folder written
     ///   with other tracker options.
     static func open(

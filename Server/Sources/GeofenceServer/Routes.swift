@@ -1,6 +1,7 @@
 import Foundation
 import GeofenceEngine
 import Hummingbird
+import Synchronization
 
 /// The HTTP API (described in `Server/openapi.yaml`): each route checks its scope, reads its
 /// input and asks the ``Engine``.
@@ -205,9 +206,20 @@ struct Routes: Sendable {
     static let updatePause: Duration? = ProcessInfo.processInfo.environment["GEOFENCE_SERVER_UPDATE_PAUSE_MS"]
         .flatMap { Int($0) }.map { .milliseconds($0) }
 
+    /// Fence updates being applied at once; past ``maximumUpdatesAtOnce`` one is refused with 429.
+    static let updatesAtOnce = Atomic<Int>(0)
+    static let maximumUpdatesAtOnce = 2
+
     /// `PUT /v1/fences[?at=MS]`.
     func putFences(_ request: Request) async -> Response {
         if let refusal = refusal(request, needs: .admin) { return refusal }
+        // Each update holds a copy of the catalog being read and up to three threads while it
+        // moves the devices: a few at once at most (one overtakes the other anyway).
+        guard Self.updatesAtOnce.add(1, ordering: .relaxed).newValue <= Self.maximumUpdatesAtOnce else {
+            Self.updatesAtOnce.subtract(1, ordering: .relaxed)
+            return HTTPReply.error(.tooManyRequests, "\(Self.maximumUpdatesAtOnce) fence updates are being applied; send this one again once one has answered")
+        }
+        defer { Self.updatesAtOnce.subtract(1, ordering: .relaxed) }
         var at: Int64? = nil
         if let text = request.uri.queryParameters.get("at") {
             // The range a fix's timestamp may have (1 to 18 digits): devices' clocks move to

@@ -55,9 +55,14 @@ extension Store {
     }
 
     /// The version a device log row numbered `seq` was made on: the last set whose
-    /// `log_from` is at or below it (`versions` oldest first; 0 without any).
+    /// `log_from` is at or below it (`versions` oldest first).
+    /// - Throws: ``ServerError`` when no stored set is that old: the set the row was made on
+    ///   was dropped, and decoding the row on another would answer for the wrong fences.
     /// - Complexity: O(v) for v stored sets (a few at most: each update's sweep drops them).
-    static func version(ofRow seq: Int64, in versions: [FenceVersion]) -> Int64 {
-        versions.last { $0.logFrom <= seq }?.version ?? versions.first?.version ?? 0
+    static func version(ofRow seq: Int64, in versions: [FenceVersion], what: String) throws -> Int64 {
+        guard let found = versions.last(where: { $0.logFrom <= seq }) else {
+            throw ServerError("\(what) was made before every stored fence set (the first from device log row \(versions.first?.logFrom ?? 0) on)")
+        }
+        return found.version
     }
 }

@@ -203,19 +203,20 @@ final class Store: Sendable {
         try pool.read { db in
             lastLogSeq = Swift.max(logStart - 1, try Int64.fetchOne(db, sql: "SELECT MAX(seq) FROM device_log") ?? 0)
             // Older than every log row: on the set the first rows were made on.
-            let legacy = Self.version(ofRow: 0, in: versions)
+            var legacy: Int64? = nil
             let rows = try Row.fetchCursor(db, sql: "SELECT id, state, events FROM devices")
             while let row = try rows.next() {
                 let id: String = row["id"], state: Data = row["state"]
+                if legacy == nil { legacy = try Self.version(ofRow: 0, in: versions, what: "the devices table of an earlier version") }
                 byID[id] = Checkpoint.Entry(id: id, state: [UInt8](state), events: row["events"])
-                older[id] = legacy < current ? legacy : nil
+                older[id] = legacy! < current ? legacy : nil
                 logBytes += id.utf8.count + state.count
             }
             let blobs = try Row.fetchCursor(db, sql: "SELECT seq, bytes FROM device_log WHERE seq >= ? ORDER BY seq", arguments: [logStart])
             while let row = try blobs.next() {
                 let bytes: Data = row["bytes"], seq: Int64 = row["seq"]
                 logBytes += bytes.count
-                let version = Self.version(ofRow: seq, in: versions)
+                let version = try Self.version(ofRow: seq, in: versions, what: "the device log's row \(seq)")
                 // An empty state: the device was forgotten (`--forget-after`).
                 for entry in try Checkpoint.decode(bytes, what: "the device log's row \(seq)") {
                     byID[entry.id] = entry.state.isEmpty ? nil : entry

@@ -3,7 +3,7 @@ import Testing
 
 /// A fence update commits the new set and its events, not every device: a restart replays it
 /// on the rows made before it, and a sweep writes every device again on the new set.
-@Suite("PUT /v1/fences: replayed at restart until a sweep has written every device again")
+@Suite("PUT /v1/fences: replayed at restart until a sweep has written every device again; moves as devices change; two at once")
 struct FenceReplayTests {
     /// The fixes of 12 walking devices in three parts, and the fence updates between them
     /// (the home fence goes, then comes back), each at an explicit time after the part before.
@@ -30,6 +30,14 @@ struct FenceReplayTests {
         let text = try server.request("GET", "/metrics").text
         let line = text.split(separator: "\n").first { $0.hasPrefix("geofence_fence_sets_stored ") }
         return line.flatMap { Double($0.split(separator: " ").last ?? "") }.map { Int($0) } ?? -1
+    }
+
+    /// A server whose fence updates wait 1.5 s before their finish step.
+    static func startPaused(_ folder: TestFolder) throws -> ServerProcess {
+        _ = try TestWorld.writeFences(in: folder)
+        return try ServerProcess(
+            arguments: ["--fences", folder.path("fences.geojson"), "--data", folder.path("data")], folder: folder.url,
+            environment: ["GEOFENCE_SERVER_UPDATE_PAUSE_MS": "1500"])
     }
 
     /// The number in the start's "N of them moved from an earlier set" log line.
@@ -124,10 +132,7 @@ struct FenceReplayTests {
     @Test("devices a fix changes while an update waits for its finish step are moved as they change; kill -9 right after, and the restart's fresh moves from their rows give the same devices and log")
     func movedAsTheyChange() throws {
         let folder = try TestFolder()
-        _ = try TestWorld.writeFences(in: folder)
-        let server = try ServerProcess(
-            arguments: ["--fences", folder.path("fences.geojson"), "--data", folder.path("data")], folder: folder.url,
-            environment: ["GEOFENCE_SERVER_UPDATE_PAUSE_MS": "1500"])
+        let server = try Self.startPaused(folder)
         let devices = 600
         func body(_ round: Int) -> Data {
             TestWorld.ndjson((0..<devices).map { d in
@@ -159,5 +164,51 @@ struct FenceReplayTests {
         // The next fixes go on from the same states, with the same event ids.
         #expect(try again.request("POST", "/v1/fixes", headers: ndjsonType, body: body(4)).status == 200)
         #expect(again.terminate().status == 0)
+    }
+
+    @Test("updates with no device held: the fifth drops the earlier sets all the same, and a restart keeps only the sets in force")
+    func updatesWithoutDevices() throws {
+        let folder = try TestFolder()
+        let script = Script()
+        let bodies = [TestWorld.fencesWithoutHome, TestWorld.fencesGeoJSON]
+        var server = try startServer(folder)
+        var stored: [Int] = []
+        for k in 0..<5 {
+            #expect(try server.request("PUT", "/v1/fences?at=\(TestWorld.start + Int64(k) * 1_000)", body: Data(bodies[k % 2].utf8)).status == 200)
+            stored.append(try Self.setsStored(server))
+        }
+        #expect(stored == [2, 3, 4, 1, 2])
+        server.kill9()
+        server = try startServer(folder)
+        #expect(try Self.setsStored(server) == 2, "the sets the store holds: the fifth update's and the one after")
+        #expect(try server.request("POST", "/v1/fixes", headers: ndjsonType, body: script.parts[2]).status == 200)
+        let devices = try script.ids.map { try server.request("GET", $0).body }
+        server.kill9()
+        server = try startServer(folder)
+        #expect(try script.ids.map { try server.request("GET", $0).body } == devices)
+        #expect(server.terminate().status == 0)
+    }
+
+    @Test("a third fence update while two are being applied gets 429 and applies nothing; the two answer 200")
+    func updatesAtOnce() throws {
+        let folder = try TestFolder()
+        let server = try Self.startPaused(folder)
+        let port = server.port
+        let bodies = [TestWorld.fencesWithoutHome, TestWorld.fencesGeoJSON]
+        let updates = (0..<2).map { k in
+            OnThread { () throws -> Int in
+                try HTTPTestClient.request(port: port, "PUT", "/v1/fences", body: Data(bodies[k].utf8)).status
+            }
+        }
+        Thread.sleep(forTimeInterval: 0.5)
+        let third = try server.request("PUT", "/v1/fences", body: Data(bodies[0].utf8))
+        #expect(third.status == 429)
+        #expect(third.text.contains("2 fence updates are being applied"))
+        #expect(try updates.map { try $0.value() } == [200, 200])
+        // Two versions on top of the first: the refused one applied nothing.
+        let health = try server.request("GET", "/healthz")
+        #expect(health.json["fenceVersion"] as? Int == 3)
+        #expect(try server.request("PUT", "/v1/fences", body: Data(bodies[0].utf8)).status == 200)
+        #expect(server.terminate().status == 0)
     }
 }
